@@ -1,0 +1,35 @@
+// What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
+import type { Config } from './config.ts';
+import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
+import type { CatalogItem } from './domain/pricing/catalog.ts';
+import type { PriceList } from './domain/pricing/price-list.ts';
+import type { Probe } from './domain/status/probes.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { CredentialVerifier } from './shared/identity.ts';
+import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
+import type { Storage } from './storage/storage.ts';
+
+export interface AppServices {
+  config: Config;
+  storage: Storage;
+  prices: PriceList;
+  catalog: CatalogItem[];
+  probes: () => Probe[];
+  jobHandlers: Record<string, JobHandler<never>>;
+  jobRunner: JobRunner;
+  verifiers: CredentialVerifier[];
+  apiLimiter: RateLimiter;
+  metrics: Metrics;
+  /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */
+  batchSecret: string;
+  now: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    colony: AppServices;
+  }
+  interface FastifyRequest {
+    rateLimitHeaders?: Record<string, string>;
+  }
+}

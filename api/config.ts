@@ -1,0 +1,125 @@
+// Reads Colony's configuration from the environment, validated by one zod schema.
+import { z } from 'zod';
+
+const booleanish = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** Every environment variable Colony reads, with its default. docs/configuration.md mirrors this table. */
+export const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  COLONY_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COLONY_ENVIRONMENT: z.enum(['production', 'sandbox']).default('production'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  COLONY_DATA_DIR: z.string().min(1).default('./data'),
+  COLONY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  COLONY_MANAGER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  KUBECONFIG: z.string().min(1).optional(),
+  COLONY_CONTROLLER_LEASE: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'must be <namespace>/<lease-name>')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  COLONY_TRUST_PROXY: z.string().optional(),
+  COLONY_API_RATE_LIMIT: positiveInt.default(300),
+  COLONY_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  COLONY_SKILLS_DIR: z.string().min(1).optional(),
+  COLONY_JOB_POLL_MS: positiveInt.default(500),
+  COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+  COLONY_IN_CLUSTER: booleanish.default(false),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  environment: 'production' | 'sandbox';
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  dataDir: string;
+  bootstrapToken: string | undefined;
+  managerPort: number | undefined;
+  kubernetes: { kubeconfig: string | undefined; inCluster: boolean; controllerLease: string | undefined };
+  logLevel: Env['LOG_LEVEL'];
+  trustProxy: boolean | string | ((address: string, hop: number) => boolean);
+  rateLimit: {
+    apiPerWindow: number;
+    windowSeconds: number;
+    store: 'memory' | 'postgres' | 'redis';
+    redisUrl: string | undefined;
+  };
+  skillsDir: string;
+  jobPollMs: number;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment into a Config; throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.COLONY_RATE_LIMIT_STORE === 'redis' && !e.REDIS_URL) {
+    throw new ConfigError('invalid configuration:\n  REDIS_URL: required when COLONY_RATE_LIMIT_STORE=redis');
+  }
+  if (e.COLONY_RATE_LIMIT_STORE === 'postgres' && !e.DATABASE_URL) {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_URL: required when COLONY_RATE_LIMIT_STORE=postgres',
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.COLONY_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    environment: e.COLONY_ENVIRONMENT,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'sqlite', file: `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/colony.db` },
+    dataDir: e.COLONY_DATA_DIR,
+    bootstrapToken: e.COLONY_BOOTSTRAP_TOKEN,
+    managerPort: e.COLONY_MANAGER_PORT,
+    kubernetes: {
+      kubeconfig: e.KUBECONFIG,
+      inCluster: e.COLONY_IN_CLUSTER,
+      controllerLease: e.COLONY_CONTROLLER_LEASE,
+    },
+    logLevel: e.LOG_LEVEL,
+    trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),
+    rateLimit: {
+      apiPerWindow: e.COLONY_API_RATE_LIMIT,
+      windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
+      store: e.COLONY_RATE_LIMIT_STORE,
+      redisUrl: e.REDIS_URL,
+    },
+    skillsDir: e.COLONY_SKILLS_DIR ?? new URL('../skills', import.meta.url).pathname,
+    jobPollMs: e.COLONY_JOB_POLL_MS,
+    bodyLimitBytes: e.COLONY_BODY_LIMIT_BYTES,
+    shutdownGraceMs: e.COLONY_SHUTDOWN_GRACE_MS,
+  };
+}
+
+// true, a hop count (trust that many proxies in front) or a comma list of addresses/CIDRs.
+function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    return (_address, hop) => hop < hops;
+  }
+  return raw;
+}

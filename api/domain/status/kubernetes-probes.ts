@@ -1,0 +1,50 @@
+// Probes of the Kubernetes API and of the controller's leader Lease, used when a cluster is configured.
+import { CoordinationV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import type { Probe } from './probes.ts';
+
+export function loadKubeConfig(opts: { kubeconfig?: string | undefined; inCluster: boolean }): KubeConfig {
+  const kc = new KubeConfig();
+  if (opts.inCluster) kc.loadFromCluster();
+  else if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export function kubernetesApiProbe(kc: KubeConfig): Probe {
+  const api = kc.makeApiClient(VersionApi);
+  return {
+    name: 'kubernetes',
+    description: 'Kubernetes API server of the cluster Colony manages',
+    async check() {
+      const v = await api.getCode();
+      return { detail: `kube-apiserver ${v.gitVersion}` };
+    },
+  };
+}
+
+/**
+ * The controller holds a Lease while it leads; a renewTime older than the lease duration means
+ * no replica is reconciling, which is degraded rather than down (the cluster itself still serves).
+ */
+export function controllerLeaseProbe(kc: KubeConfig, lease: string, now: () => number = Date.now): Probe {
+  const [namespace = '', name = ''] = lease.split('/');
+  const api = kc.makeApiClient(CoordinationV1Api);
+  return {
+    name: 'controller',
+    description: 'Colony controller (leader election Lease)',
+    async check() {
+      const l = await api.readNamespacedLease({ name, namespace });
+      const holder = l.spec?.holderIdentity;
+      const renewed = l.spec?.renewTime ? new Date(l.spec.renewTime).getTime() : 0;
+      const durationMs = (l.spec?.leaseDurationSeconds ?? 15) * 1000;
+      if (!holder) return { status: 'degraded', detail: 'no replica holds the leader lease' };
+      if (now() - renewed > durationMs) {
+        return {
+          status: 'degraded',
+          detail: `leader ${holder} has not renewed its lease for ${Math.round((now() - renewed) / 1000)}s`,
+        };
+      }
+      return { detail: `leader ${holder}` };
+    },
+  };
+}

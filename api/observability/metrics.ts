@@ -1,0 +1,50 @@
+// Prometheus metrics of one server instance (its own registry, so tests can run several servers).
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  jobOutcomes: Counter<'type' | 'outcome'>;
+  rateLimited: Counter<'surface'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'colony_' });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'colony_http_request_duration_seconds',
+      help: 'HTTP request latency by route template and status code',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    jobOutcomes: new Counter({
+      name: 'colony_job_attempts_total',
+      help: 'Job attempts by type and outcome (completed, retrying, failed)',
+      labelNames: ['type', 'outcome'],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'colony_rate_limited_requests_total',
+      help: 'Requests refused by a rate limiter, by surface',
+      labelNames: ['surface'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** Times every request by its route template (never the raw URL, which would explode cardinality). */
+export function instrumentRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.httpDuration
+      .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

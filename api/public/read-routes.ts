@@ -1,0 +1,158 @@
+// The read operations of /api/v1: index, status, pricing, skills and the commerce catalog.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { overallState, runProbe } from '../domain/status/probes.ts';
+import { cacheJson, sendCachedJson } from '../shared/cached-json.ts';
+import { ProblemError } from '../shared/problem.ts';
+import { presentPricing } from './presenters.ts';
+import { standardProblems } from './problem-responses.ts';
+import {
+  catalogSchema,
+  indexSchema,
+  pricingQuery,
+  pricingSchema,
+  skillsPageSchema,
+  skillsQuery,
+  statusQuery,
+  statusSchema,
+} from './schemas.ts';
+import { decodeSkillsCursor } from './skills-cursor.ts';
+import { SkillsListing } from './skills-listing.ts';
+
+const DEFAULT_PAGE = 20;
+
+export function registerReadRoutes(fastify: FastifyInstance): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const { config } = fastify.colony;
+  const base = config.baseUrl;
+
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'getApiIndex',
+        summary: 'API index with links to every resource',
+        tags: ['public'],
+        response: { 200: indexSchema, ...standardProblems },
+      },
+    },
+    async () => ({
+      name: 'Colony API' as const,
+      version: 'v1',
+      environment: config.environment,
+      links: {
+        self: { href: `${base}/api/v1`, method: 'GET' as const },
+        status: { href: `${base}/api/v1/status`, method: 'GET' as const },
+        pricing: { href: `${base}/api/v1/pricing`, method: 'GET' as const },
+        skills: { href: `${base}/api/v1/skills`, method: 'GET' as const },
+        catalog: { href: `${base}/api/v1/commerce/catalog`, method: 'GET' as const },
+        jobs: { href: `${base}/api/v1/jobs`, method: 'POST' as const },
+        batch: { href: `${base}/api/v1/batch`, method: 'POST' as const },
+        me: { href: `${base}/api/v1/me`, method: 'GET' as const },
+        openapi: { href: `${base}/openapi.json`, method: 'GET' as const },
+        docs: { href: `${base}/llms.txt`, method: 'GET' as const },
+      },
+    }),
+  );
+
+  app.get(
+    '/status',
+    {
+      schema: {
+        operationId: 'getPlatformStatus',
+        summary: 'Health of each running part of the platform',
+        tags: ['public'],
+        querystring: statusQuery,
+        response: { 200: statusSchema, ...standardProblems },
+      },
+    },
+    async (request) => {
+      const wanted = request.query.service;
+      const probes = fastify.colony.probes().filter((p) => wanted === undefined || p.name === wanted);
+      if (wanted !== undefined && probes.length === 0) {
+        const known = fastify.colony
+          .probes()
+          .map((p) => p.name)
+          .join(', ');
+        throw new ProblemError('not_found', `No service named "${wanted}". Known services: ${known}.`);
+      }
+      const services = await Promise.all(probes.map((p) => runProbe(p)));
+      return { status: overallState(services), environment: config.environment, services };
+    },
+  );
+
+  // The full price list never changes while the process runs, so its bytes are built once.
+  const fullPricing = cacheJson(presentPricing(fastify.colony.prices));
+  const listing = new SkillsListing(fastify.colony.storage.skills, base);
+  app.get(
+    '/pricing',
+    {
+      schema: {
+        operationId: 'getPricing',
+        summary: 'Plans, credit allowances, add-ons and usage charging',
+        tags: ['public'],
+        querystring: pricingQuery,
+        response: { 200: pricingSchema, ...standardProblems },
+      },
+    },
+    async (request, reply) => {
+      const slug = request.query.plan;
+      if (slug === undefined) return sendCachedJson(request, reply, fullPricing);
+      const narrowed = presentPricing(fastify.colony.prices, slug);
+      if (narrowed.plans.length === 0) {
+        const known = fastify.colony.prices.plans.map((p) => p.slug).join(', ');
+        throw new ProblemError('not_found', `No plan with slug "${slug}". Plans: ${known}.`);
+      }
+      return narrowed;
+    },
+  );
+
+  app.get(
+    '/skills',
+    {
+      schema: {
+        operationId: 'listSkills',
+        summary: 'Published agent skills, paginated',
+        tags: ['public'],
+        querystring: skillsQuery,
+        response: { 200: skillsPageSchema, ...standardProblems },
+      },
+    },
+    async (request, reply) => {
+      const { limit = DEFAULT_PAGE, cursor, offset } = request.query;
+      const afterName = cursor === undefined ? undefined : decodeSkillsCursor(cursor);
+      if (cursor !== undefined && afterName === undefined) {
+        throw new ProblemError(
+          'invalid_request',
+          'cursor is not one this API issued; pass nextCursor unchanged',
+          {
+            errors: [{ location: 'query.cursor', message: 'unrecognised cursor' }],
+          },
+        );
+      }
+      const page = await listing.page({
+        limit,
+        ...(afterName !== undefined ? { afterName } : { offset: offset ?? 0 }),
+      });
+      return sendCachedJson(request, reply, page);
+    },
+  );
+
+  const catalog = {
+    version: fastify.colony.prices.version,
+    currency: 'usd' as const,
+    items: fastify.colony.catalog,
+  };
+  app.get(
+    '/commerce/catalog',
+    {
+      schema: {
+        operationId: 'getCommerceCatalog',
+        summary: 'Items both checkout protocols sell, in integer cents USD',
+        tags: ['public', 'commerce'],
+        response: { 200: catalogSchema, ...standardProblems },
+      },
+    },
+    async () => catalog,
+  );
+}

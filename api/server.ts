@@ -1,0 +1,205 @@
+// buildServer(config): wires storage, services and one plugin per surface into a Fastify instance.
+import { randomBytes } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler as validatingSerializer,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import type { AppServices } from './app-services.ts';
+import type { Config } from './config.ts';
+import { discoveryPlugin } from './discovery/plugin.ts';
+import { JobRunner } from './domain/jobs/job-runner.ts';
+import { buildJobHandlers } from './domain/jobs/job-types.ts';
+import { buildCatalog } from './domain/pricing/catalog.ts';
+import { loadPriceList } from './domain/pricing/price-list.ts';
+import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
+import {
+  controllerLeaseProbe,
+  kubernetesApiProbe,
+  loadKubeConfig,
+} from './domain/status/kubernetes-probes.ts';
+import type { Probe } from './domain/status/probes.ts';
+import { registerHealthRoutes } from './observability/health.ts';
+import { createMetrics, instrumentRequests } from './observability/metrics.ts';
+import { publicApiPlugin } from './public/plugin.ts';
+import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
+import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
+import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
+import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
+import { requestIdFrom } from './shared/request-id.ts';
+import { openStorage, type Storage } from './storage/storage.ts';
+import { VERSION } from './version.ts';
+
+export interface BuildOptions {
+  /** Use this storage instead of opening the configured one (the caller then closes it). */
+  storage?: Storage;
+  /** Validate every response against its zod schema (tests turn this on). */
+  validateResponses?: boolean;
+  /** Start the job runner when the server is ready (default true). */
+  runJobs?: boolean;
+  now?: () => number;
+  logger?: FastifyServerOptions['logger'];
+}
+
+// Tokens must never reach the logs, including ones a client wrongly put in the query string.
+const redactUrl = (url: string): string =>
+  url.replace(/([?&](?:access_token|token)=)[^&]*/gi, '$1[REDACTED]');
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}
+
+function counterStore(config: Config, storage: Storage): CounterStore {
+  switch (config.rateLimit.store) {
+    case 'redis':
+      return new RedisCounterStore(config.rateLimit.redisUrl ?? '');
+    case 'postgres':
+      return new PostgresCounterStore(storage.rateLimitCounters);
+    default:
+      return new MemoryCounterStore();
+  }
+}
+
+function buildProbes(config: Config, storage: Storage, startedAt: number): () => Probe[] {
+  const probes: Probe[] = [
+    {
+      name: 'api',
+      description: 'Colony HTTP API',
+      check: async () => ({
+        detail: `up ${Math.round((Date.now() - startedAt) / 1000)}s, version ${VERSION}`,
+      }),
+    },
+    {
+      name: 'database',
+      description: storage.kind === 'postgres' ? 'PostgreSQL (API state)' : 'Embedded SQLite (API state)',
+      check: async () => ({ detail: `${storage.kind} round trip ${(await storage.ping()).toFixed(2)} ms` }),
+    },
+  ];
+  const k = config.kubernetes;
+  if (k.kubeconfig || k.inCluster) {
+    const kc = loadKubeConfig(k);
+    probes.push(kubernetesApiProbe(kc));
+    if (k.controllerLease) probes.push(controllerLeaseProbe(kc, k.controllerLease));
+  }
+  return () => probes;
+}
+
+export async function buildServer(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const now = opts.now ?? Date.now;
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(config),
+    genReqId: requestIdFrom,
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
+      disableRequestLogging: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url),
+    }),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(
+    opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
+  );
+
+  const storage = opts.storage ?? (await openStorage(config.database));
+  const skills = loadSkillsDir(config.skillsDir, config.baseUrl);
+  await storage.skills.replaceAll(skills, now());
+
+  const prices = loadPriceList();
+  const metrics = createMetrics();
+  const probes = buildProbes(config, storage, now());
+  const jobHandlers = buildJobHandlers({
+    storage,
+    skillsDir: config.skillsDir,
+    baseUrl: config.baseUrl,
+    probes,
+    now,
+  });
+  const jobRunner = new JobRunner({
+    jobs: storage.jobs,
+    handlers: jobHandlers,
+    log: app.log,
+    pollMs: config.jobPollMs,
+    now,
+    onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
+  });
+  const store = counterStore(config, storage);
+  const verifiers: CredentialVerifier[] = [];
+  if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
+
+  const services: AppServices = {
+    config,
+    storage,
+    prices,
+    catalog: buildCatalog(prices),
+    probes,
+    jobHandlers,
+    jobRunner,
+    verifiers,
+    apiLimiter: new RateLimiter({
+      bucket: 'api',
+      limit: config.rateLimit.apiPerWindow,
+      windowMs: config.rateLimit.windowSeconds * 1000,
+      store,
+      now,
+    }),
+    metrics,
+    batchSecret: randomBytes(24).toString('base64url'),
+    now,
+  };
+  app.decorate('colony', services);
+
+  let closing = false;
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  app.addHook('onReady', async () => {
+    if (opts.runJobs !== false) jobRunner.start();
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onClose', async () => {
+    await jobRunner.stop();
+    await store.close?.();
+    if (!opts.storage) await storage.close();
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Colony API',
+        version: VERSION,
+        description: 'Public read API of Colony. Errors are RFC 9457 application/problem+json.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  instrumentRequests(app, metrics);
+  registerHealthRoutes(app, () => closing);
+  await app.register(publicApiPlugin, { prefix: '/api/v1' });
+  await app.register(discoveryPlugin);
+  return app;
+}

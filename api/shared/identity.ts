@@ -1,0 +1,62 @@
+// Who a bearer token speaks for. Verifiers are tried in order; issuing tokens lives elsewhere.
+import { timingSafeEqual } from 'node:crypto';
+
+export interface Principal {
+  /** `service_auth`: an operator credential; `user`: an account's OAuth grant or API key. */
+  type: 'service_auth' | 'user';
+  subject: string;
+  name: string;
+  email?: string;
+  scopes: string[];
+  /** Offices this principal may act on; `*` means every office. */
+  offices: string[] | '*';
+  credential: 'bootstrap_token' | 'api_key' | 'oauth_access_token';
+}
+
+export interface CredentialVerifier {
+  readonly name: string;
+  /** Resolves null when the token is not one this verifier knows. */
+  verify(token: string): Promise<Principal | null>;
+}
+
+export const allScopes = [
+  'backups:read',
+  'backups:write',
+  'backups:admin',
+  'memory:read',
+  'memory:write',
+  'openid',
+  'profile',
+  'email',
+] as const;
+
+/** COLONY_BOOTSTRAP_TOKEN: an operator credential with access to every office, for first setup. */
+export function bootstrapTokenVerifier(secret: string): CredentialVerifier {
+  const expected = Buffer.from(secret);
+  return {
+    name: 'bootstrap-token',
+    async verify(token) {
+      const given = Buffer.from(token);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      return {
+        type: 'service_auth',
+        subject: 'operator:bootstrap',
+        name: 'Bootstrap operator',
+        scopes: [...allScopes],
+        offices: '*',
+        credential: 'bootstrap_token',
+      };
+    },
+  };
+}
+
+export async function verifyToken(
+  verifiers: readonly CredentialVerifier[],
+  token: string,
+): Promise<Principal | null> {
+  for (const v of verifiers) {
+    const principal = await v.verify(token);
+    if (principal) return principal;
+  }
+  return null;
+}

@@ -1,0 +1,147 @@
+// The one catalogue of RFC 9457 problem types served on /api/v1 (docs/errors.md is checked against it).
+
+export interface ProblemSpec {
+  status: number;
+  title: string;
+  /** Shown in docs/errors.md and at /problems/<code>. */
+  description: string;
+}
+
+export const problemCatalogue = {
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    description: 'A query parameter, path parameter, header or body field failed validation.',
+  },
+  malformed_body: {
+    status: 400,
+    title: 'Malformed request body',
+    description: 'The body could not be parsed as JSON.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Request body too large',
+    description: 'The body is larger than the configured limit (COLONY_BODY_LIMIT_BYTES).',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'The body must be sent as application/json.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    description: 'The resource named in the path or query does not exist.',
+  },
+  route_not_found: {
+    status: 404,
+    title: 'Route not found',
+    description: 'No operation exists at this method and path. GET /api/v1 lists every resource.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Authentication required',
+    description:
+      'A valid bearer token is required in the Authorization header. The WWW-Authenticate header names the protected-resource metadata.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    description: 'The token is valid but lacks a scope this operation needs.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'The credential is valid but may not act on this resource.',
+  },
+  idempotency_conflict: {
+    status: 422,
+    title: 'Idempotency key reused with a different request',
+    description: 'The Idempotency-Key was already used with a different request body.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The rate limit for this client address is exhausted; retry after Retry-After seconds.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal server error',
+    description: 'An unexpected error occurred. The request id identifies it in the server logs.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'A dependency needed for this operation is not reachable.',
+  },
+} as const satisfies Record<string, ProblemSpec>;
+
+export type ProblemCode = keyof typeof problemCatalogue;
+
+export interface FieldError {
+  /** Where the bad value was: `query.limit`, `body.requests[3].method`, `header.idempotency-key`. */
+  location: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ProblemCode;
+  requestId?: string;
+  errors?: FieldError[];
+}
+
+/** A typed error that any /api/v1 handler may throw; the problem plugin renders it. */
+export class ProblemError extends Error {
+  override readonly name = 'ProblemError';
+  readonly code: ProblemCode;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.code = code;
+    this.detail = detail;
+    this.errors = extra.errors;
+    this.headers = extra.headers ?? {};
+  }
+
+  get status(): number {
+    return problemCatalogue[this.code].status;
+  }
+}
+
+export function problemTypeUri(baseUrl: string, code: ProblemCode): string {
+  return `${baseUrl}/problems/${code}`;
+}
+
+/** Builds the RFC 9457 body; `instance` is the request path so a problem points at what failed. */
+export function buildProblem(
+  baseUrl: string,
+  code: ProblemCode,
+  detail: string,
+  instance: string,
+  extra: { requestId?: string; errors?: FieldError[] } = {},
+): ProblemBody {
+  const spec = problemCatalogue[code];
+  const body: ProblemBody = {
+    type: problemTypeUri(baseUrl, code),
+    title: spec.title,
+    status: spec.status,
+    detail,
+    instance,
+    code,
+  };
+  if (extra.requestId) body.requestId = extra.requestId;
+  if (extra.errors && extra.errors.length > 0) body.errors = extra.errors;
+  return body;
+}

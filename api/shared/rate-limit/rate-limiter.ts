@@ -1,0 +1,58 @@
+// Fixed-window rate limiting over a pluggable counter store; knows nothing of HTTP.
+
+/** Adds `cost` to the counter of `key` in the window starting at `windowStart`; returns the new total. */
+export interface CounterStore {
+  readonly name: string;
+  hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number>;
+  close?(): Promise<void>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (what X-RateLimit-Reset and Retry-After carry). */
+  resetSeconds: number;
+}
+
+export interface RateLimiterOptions {
+  /** Budget name, so several limiters can share one store without sharing counters. */
+  bucket: string;
+  limit: number;
+  windowMs: number;
+  store: CounterStore;
+  now?: () => number;
+}
+
+export class RateLimiter {
+  readonly limit: number;
+  private readonly opts: RateLimiterOptions;
+  private readonly now: () => number;
+
+  constructor(opts: RateLimiterOptions) {
+    this.opts = opts;
+    this.limit = opts.limit;
+    this.now = opts.now ?? Date.now;
+  }
+
+  async consume(clientKey: string, cost = 1): Promise<RateLimitDecision> {
+    const { windowMs, limit, bucket, store } = this.opts;
+    const now = this.now();
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const count = await store.hit(`${bucket}:${clientKey}`, windowStart, cost, windowMs);
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
+    };
+  }
+}
+
+export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(d.resetSeconds),
+  };
+}

@@ -1,0 +1,181 @@
+// Durable job records: creation with idempotency keys, leasing to one worker, and outcomes.
+import { randomUUID } from 'node:crypto';
+import { readJson, writeJson } from './json-column.ts';
+import type { SqlDriver } from './sql-driver.ts';
+
+/** queued → running → completed; a failed attempt goes to retrying (then running again) or failed. */
+export const jobStatuses = ['queued', 'running', 'retrying', 'completed', 'failed'] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+
+export interface JobRecord {
+  id: string;
+  type: string;
+  status: JobStatus;
+  input: unknown;
+  result: unknown;
+  error: string | null;
+  attempts: number;
+  maxAttempts: number;
+  runAt: number;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export interface NewJob {
+  type: string;
+  input: unknown;
+  maxAttempts: number;
+  idempotencyKey?: string;
+  requestHash?: string;
+}
+
+interface JobRow {
+  id: string;
+  type: string;
+  status: JobStatus;
+  input: unknown;
+  result: unknown;
+  error: string | null;
+  attempts: number;
+  max_attempts: number;
+  run_at: number;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+}
+
+const nullableNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+const toRecord = (r: JobRow): JobRecord => ({
+  id: r.id,
+  type: r.type,
+  status: r.status,
+  input: readJson(r.input),
+  result: r.result === null || r.result === undefined ? null : readJson(r.result),
+  error: r.error,
+  attempts: Number(r.attempts),
+  maxAttempts: Number(r.max_attempts),
+  runAt: Number(r.run_at),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+  startedAt: nullableNumber(r.started_at),
+  finishedAt: nullableNumber(r.finished_at),
+  idempotencyKey: r.idempotency_key,
+  requestHash: r.request_hash,
+});
+
+export class JobsRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  /**
+   * Inserts the job unless its idempotency key is taken; then returns the job that holds the key.
+   * One statement decides the race, so concurrent requests with one key create one job.
+   */
+  async create(job: NewJob, now: number): Promise<{ job: JobRecord; created: boolean }> {
+    const id = `job_${randomUUID().replaceAll('-', '')}`;
+    const inserted = await this.db.query<JobRow>(
+      `INSERT INTO jobs (id, type, status, input, attempts, max_attempts, run_at, created_at, updated_at,
+         idempotency_key, request_hash)
+       VALUES ($1, $2, 'queued', $3, 0, $4, $5, $5, $5, $6, $7)
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING *`,
+      [
+        id,
+        job.type,
+        writeJson(job.input),
+        job.maxAttempts,
+        now,
+        job.idempotencyKey ?? null,
+        job.requestHash ?? null,
+      ],
+    );
+    if (inserted[0]) return { job: toRecord(inserted[0]), created: true };
+    const [existing] = await this.db.query<JobRow>('SELECT * FROM jobs WHERE idempotency_key = $1', [
+      job.idempotencyKey ?? null,
+    ]);
+    if (!existing) throw new Error('idempotency key conflict but no job holds the key');
+    return { job: toRecord(existing), created: false };
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const [row] = await this.db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * Leases the oldest runnable job to `workerId`. A running job whose lease expired (its worker
+   * died) is runnable again, which is how jobs survive a restart.
+   */
+  async claim(workerId: string, now: number, leaseMs: number): Promise<JobRecord | undefined> {
+    const skipLocked = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const [row] = await this.db.query<JobRow>(
+      `UPDATE jobs SET status = 'running', locked_by = $1, locked_until = $2, attempts = attempts + 1,
+         started_at = COALESCE(started_at, $3), updated_at = $3
+       WHERE id = (
+         SELECT id FROM jobs
+         WHERE (status IN ('queued', 'retrying') AND run_at <= $3)
+            OR (status = 'running' AND locked_until < $3)
+         ORDER BY run_at, created_at
+         LIMIT 1 ${skipLocked}
+       )
+       RETURNING *`,
+      [workerId, now + leaseMs, now],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Extends a lease while a long job runs; false when the lease was lost to another worker. */
+  async renewLease(id: string, workerId: string, until: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs SET locked_until = $3 WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+      [id, workerId, until],
+    );
+    return rows.length === 1;
+  }
+
+  async complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = $4, updated_at = $4,
+         locked_by = NULL, locked_until = NULL
+       WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+      [id, workerId, writeJson(result), now],
+    );
+    return rows.length === 1;
+  }
+
+  /** Records a failed attempt: `retryAt` schedules another, null makes the failure final. */
+  async fail(
+    id: string,
+    workerId: string,
+    error: string,
+    retryAt: number | null,
+    now: number,
+  ): Promise<boolean> {
+    const rows =
+      retryAt === null
+        ? await this.db.query(
+            `UPDATE jobs SET status = 'failed', error = $3, finished_at = $4, updated_at = $4,
+               locked_by = NULL, locked_until = NULL
+             WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+            [id, workerId, error, now],
+          )
+        : await this.db.query(
+            `UPDATE jobs SET status = 'retrying', error = $3, run_at = $4, updated_at = $5,
+               locked_by = NULL, locked_until = NULL
+             WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+            [id, workerId, error, retryAt, now],
+          );
+    return rows.length === 1;
+  }
+}

@@ -1,0 +1,33 @@
+// Fixed-window counters in the database, so every replica shares one budget per client.
+import type { SqlDriver } from './sql-driver.ts';
+
+export class RateLimitCountersRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  /** Adds `cost` to the key's counter for the window starting at `windowStart`; returns the new count. */
+  async hit(key: string, windowStart: number, cost: number, expiresAt: number): Promise<number> {
+    const [row] = await this.db.query<{ count: number }>(
+      `INSERT INTO rate_limit_counters (key, window_start, count, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key) DO UPDATE SET
+         count = CASE WHEN rate_limit_counters.window_start = excluded.window_start
+                      THEN rate_limit_counters.count + excluded.count ELSE excluded.count END,
+         window_start = excluded.window_start,
+         expires_at = excluded.expires_at
+       RETURNING count`,
+      [key, windowStart, cost, expiresAt],
+    );
+    return Number(row?.count ?? cost);
+  }
+
+  /** Drops counters whose window is over; called by a periodic sweep. */
+  async purgeExpired(now: number): Promise<number> {
+    const rows = await this.db.query('DELETE FROM rate_limit_counters WHERE expires_at < $1 RETURNING key', [
+      now,
+    ]);
+    return rows.length;
+  }
+}

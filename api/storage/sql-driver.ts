@@ -1,0 +1,21 @@
+// The narrow seam both databases implement; repositories are written once against it.
+
+export type Dialect = 'sqlite' | 'postgres';
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+export interface SqlExecutor {
+  readonly dialect: Dialect;
+  /** Runs one statement with `$1, $2 …` placeholders and returns its rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  /** Runs `fn` in one transaction; a thrown error rolls it back. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Thrown for unique-constraint violations so callers can tell a lost race from a real failure. */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError';
+}

@@ -1,0 +1,51 @@
+// Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { JobsRepo } from './jobs-repo.ts';
+import { migrate } from './migrations.ts';
+import { PostgresDriver } from './postgres-driver.ts';
+import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
+import { SkillsRepo } from './skills-repo.ts';
+import type { Dialect, SqlDriver } from './sql-driver.ts';
+import { SqliteDriver } from './sqlite-driver.ts';
+
+export type StorageTarget =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string; schema?: string; maxConnections?: number };
+
+export interface Storage {
+  readonly kind: Dialect;
+  readonly skills: SkillsRepo;
+  readonly jobs: JobsRepo;
+  readonly rateLimitCounters: RateLimitCountersRepo;
+  /** Round-trips to the database; resolves with the latency in milliseconds. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function openStorage(target: StorageTarget): Promise<Storage> {
+  const driver: SqlDriver =
+    target.kind === 'sqlite'
+      ? new SqliteDriver(target.file)
+      : new PostgresDriver({
+          url: target.url,
+          ...(target.schema ? { schema: target.schema } : {}),
+          ...(target.maxConnections ? { maxConnections: target.maxConnections } : {}),
+        });
+  try {
+    await migrate(driver);
+  } catch (err) {
+    await driver.close();
+    throw err;
+  }
+  return {
+    kind: driver.dialect,
+    skills: new SkillsRepo(driver),
+    jobs: new JobsRepo(driver),
+    rateLimitCounters: new RateLimitCountersRepo(driver),
+    async ping() {
+      const started = performance.now();
+      await driver.query('SELECT 1');
+      return performance.now() - started;
+    },
+    close: () => driver.close(),
+  };
+}

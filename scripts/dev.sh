@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's commands: `make run` (serve on embedded defaults) and `make test` (everything CI runs).
+# Puts the pinned Node on PATH, installs dependencies, and starts the real services tests need.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/toolchain.sh
+. scripts/toolchain.sh
+
+export_last_line() { local line; line="$("$@" | tail -n1)"; export "${line?}"; }
+
+case "${1:-}" in
+  start)
+    exec npm start
+    ;;
+  test)
+    [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
+    [ -n "${TEST_REDIS_URL:-}" ] || export_last_line bash scripts/ensure-redis.sh
+    npm run lint
+    exec npm test
+    ;;
+  bench)
+    exec npm run bench
+    ;;
+  *)
+    echo "usage: scripts/dev.sh start|test|bench" >&2
+    exit 64
+    ;;
+esac

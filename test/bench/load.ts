@@ -1,0 +1,28 @@
+// A bounded load run on loopback with autocannon, summarised as req/s and latency percentiles.
+import autocannon from 'autocannon';
+
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(
+  url: string,
+  opts: { connections: number; seconds: number },
+): Promise<LoadFigures> {
+  const r = await autocannon({ url, connections: opts.connections, duration: opts.seconds, pipelining: 1 });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+export function formatRow(cells: (string | number)[], widths: number[]): string {
+  return cells.map((c, i) => String(c).padEnd(widths[i] ?? 12)).join(' ');
+}

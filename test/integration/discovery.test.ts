@@ -1,0 +1,162 @@
+// Discovery documents: OpenAPI validity and coverage, llms.txt, the agent card, the skills index.
+import { createHash } from 'node:crypto';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skillDigest } from '../../api/domain/skills/skill-digest.ts';
+import { startTestServer, TEST_BASE_URL, type TestServer } from '../support/server.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+const get = (url: string) => s.app.inject({ method: 'GET', url });
+const sha256 = (body: string | Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
+
+describe('/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const doc = (await get('/openapi.json')).json();
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('describes all nine operations with their parameters and problem responses', async () => {
+    const doc = (await get('/openapi.json')).json();
+    const ops = [
+      ['get', '/api/v1/'],
+      ['get', '/api/v1/status'],
+      ['get', '/api/v1/pricing'],
+      ['get', '/api/v1/skills'],
+      ['get', '/api/v1/commerce/catalog'],
+      ['post', '/api/v1/jobs'],
+      ['get', '/api/v1/jobs/{id}'],
+      ['post', '/api/v1/batch'],
+      ['get', '/api/v1/me'],
+    ] as const;
+    for (const [method, path] of ops) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.operationId).toBeTruthy();
+      const problem = op.responses['404']?.content?.['application/problem+json']?.schema;
+      expect(problem, `${method} ${path} 404`).toBeDefined();
+    }
+    const params = (path: string) =>
+      doc.paths[path].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+    expect(params('/api/v1/skills')).toEqual(
+      expect.arrayContaining(['query:limit', 'query:cursor', 'query:offset']),
+    );
+    expect(params('/api/v1/pricing')).toContain('query:plan');
+    expect(params('/api/v1/status')).toContain('query:service');
+    expect(params('/api/v1/jobs/{id}')).toContain('path:id');
+    const create = doc.paths['/api/v1/jobs'].post;
+    expect(create.parameters.map((p: { name: string }) => p.name)).toContain('idempotency-key');
+    expect(create.responses['422']).toBeDefined();
+    expect(doc.paths['/api/v1/me'].get.responses['401']).toBeDefined();
+    expect(doc.components.schemas.Problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance']),
+    );
+    expect(doc.paths['/healthz']).toBeUndefined();
+  });
+});
+
+describe('/llms.txt and /llms-full.txt', () => {
+  it('follows the llms.txt layout: title, summary, then sections of links', async () => {
+    const res = await get('/llms.txt');
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const lines = res.body.split('\n');
+    expect(lines[0]).toBe('# Colony');
+    expect(lines[2]).toMatch(/^> /);
+    expect(res.body).toMatch(/^## API$/m);
+    expect(res.body).toMatch(/^## Optional$/m);
+    const links = [...res.body.matchAll(/^- \[[^\]]+\]\(([^)]+)\)/gm)].map((m) => m[1] ?? '');
+    expect(links.length).toBeGreaterThan(15);
+    for (const link of links) {
+      expect(link.startsWith(TEST_BASE_URL)).toBe(true);
+      const answer = await get(link.replace(TEST_BASE_URL, ''));
+      expect(answer.statusCode, link).toBe(200);
+    }
+  });
+
+  it('inlines the docs and every skill in llms-full.txt', async () => {
+    const full = (await get('/llms-full.txt')).body;
+    expect(full).toContain('# Errors');
+    expect(full).toContain('# How agents authenticate to Colony');
+    const skills = (await get('/api/v1/skills?limit=100')).json().data;
+    for (const skill of skills) expect(full).toContain(`name: ${skill.name}`);
+    expect(full).not.toContain('{base_url}');
+  });
+
+  it('serves /auth.md as Markdown with this server’s address', async () => {
+    const res = await get('/auth.md');
+    expect(res.headers['content-type']).toMatch(/^text\/markdown/);
+    expect(res.body).toContain(`${TEST_BASE_URL}/.well-known/oauth-protected-resource`);
+  });
+});
+
+describe('/.well-known/agent-card.json', () => {
+  it('has the fields A2A 1.0 requires and lists the published skills', async () => {
+    const card = (await get('/.well-known/agent-card.json')).json();
+    for (const field of [
+      'name',
+      'description',
+      'supportedInterfaces',
+      'version',
+      'capabilities',
+      'defaultInputModes',
+      'defaultOutputModes',
+      'skills',
+    ]) {
+      expect(card, field).toHaveProperty(field);
+    }
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      url: `${TEST_BASE_URL}/mcp`,
+      protocolVersion: '1.0',
+    });
+    expect(card.skills.length).toBeGreaterThanOrEqual(8);
+    for (const skill of card.skills)
+      expect(skill).toEqual(expect.objectContaining({ id: expect.any(String), tags: expect.any(Array) }));
+  });
+});
+
+describe('/.well-known/agent-skills/index.json', () => {
+  it('carries digests that match the bytes each linked file serves', async () => {
+    const index = (await get('/.well-known/agent-skills/index.json')).json();
+    expect(index.version).toBe('0.2.0');
+    expect(index.skills.length).toBeGreaterThanOrEqual(8);
+    for (const skill of index.skills) {
+      expect(skill.files[0].path).toBe('SKILL.md');
+      const served = await get(`/.well-known/agent-skills/${skill.name}/SKILL.md`);
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toMatch(/^text\/markdown/);
+      expect(sha256(served.rawPayload)).toBe(skill.files[0].digest);
+      expect(skillDigest(skill.files)).toBe(skill.digest);
+    }
+  });
+
+  it('answers 404 for a skill that does not exist', async () => {
+    expect((await get('/.well-known/agent-skills/nope/SKILL.md')).statusCode).toBe(404);
+  });
+});
+
+describe('/signup', () => {
+  it('is an HTML page that lists every plan with its price and the trial', async () => {
+    const res = await get('/signup');
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/^<!doctype html>/);
+    for (const slug of ['starter', 'pro', 'team']) expect(res.body).toContain(`id="plan-${slug}"`);
+    expect(res.body).toContain('$99');
+    expect(res.body).toContain('14-day free trial');
+  });
+});
+
+describe('/problems/{code}', () => {
+  it('resolves a problem type URI to a page', async () => {
+    const res = await get('/problems/rate_limited');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('429');
+    expect((await get('/problems/not_a_code')).statusCode).toBe(404);
+  });
+});

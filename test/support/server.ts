@@ -1,0 +1,53 @@
+// Boots the real server (in-process, no port) on a throwaway database for route tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../api/config.ts';
+import { type BuildOptions, buildServer } from '../../api/server.ts';
+
+export interface TestServer {
+  app: FastifyInstance;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export const TEST_BASE_URL = 'http://colony.test';
+
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: BuildOptions & { dataDir?: string } = {},
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'colony-test-'));
+  const config = loadConfig({
+    COLONY_DATA_DIR: dataDir,
+    COLONY_BASE_URL: TEST_BASE_URL,
+    LOG_LEVEL: 'silent',
+    COLONY_JOB_POLL_MS: '50',
+    ...env,
+  });
+  const app = await buildServer(config, { validateResponses: true, ...opts });
+  await app.ready();
+  return {
+    app,
+    dataDir,
+    async close() {
+      await app.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or the deadline passes. */
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,54 @@
+// loadConfig: defaults, derived values and errors that name the variable.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../api/config.ts';
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      baseUrl: 'http://localhost:8080',
+      environment: 'production',
+      database: { kind: 'sqlite', file: './data/colony.db' },
+      rateLimit: { apiPerWindow: 300, windowSeconds: 60, store: 'memory' },
+      trustProxy: false,
+    });
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set and trims the base URL', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db:5432/colony',
+      COLONY_BASE_URL: 'https://api.example.com/',
+    });
+    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db:5432/colony' });
+    expect(c.baseUrl).toBe('https://api.example.com');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ COLONY_ENVIRONMENT: 'staging' }, 'COLONY_ENVIRONMENT'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
+    [{ COLONY_BOOTSTRAP_TOKEN: 'short' }, 'COLONY_BOOTSTRAP_TOKEN'],
+    [{ COLONY_RATE_LIMIT_STORE: 'redis' }, 'REDIS_URL'],
+    [{ COLONY_RATE_LIMIT_STORE: 'postgres' }, 'DATABASE_URL'],
+    [{ COLONY_CONTROLLER_LEASE: 'no-slash' }, 'COLONY_CONTROLLER_LEASE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}:`));
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }).database.kind).toBe('sqlite');
+  });
+
+  it('turns a hop count into a trust function', () => {
+    const trust = loadConfig({ COLONY_TRUST_PROXY: '1' }).trustProxy;
+    expect(typeof trust).toBe('function');
+    if (typeof trust === 'function') {
+      expect(trust('10.0.0.1', 0)).toBe(true);
+      expect(trust('10.0.0.2', 1)).toBe(false);
+    }
+  });
+});
