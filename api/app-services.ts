@@ -29,7 +29,4 @@ declare module 'fastify' {
   interface FastifyInstance {
     colony: AppServices;
   }
-  interface FastifyRequest {
-    rateLimitHeaders?: Record<string, string>;
-  }
 }

@@ -166,9 +166,9 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   app.decorate('colony', services);
 
   let closing = false;
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    return payload;
+    done();
   });
   app.addHook('onReady', async () => {
     if (opts.runJobs !== false) jobRunner.start();

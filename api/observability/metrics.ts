@@ -38,10 +38,18 @@ export function createMetrics(): Metrics {
 
 /** Times every request by its route template (never the raw URL, which would explode cardinality). */
 export function instrumentRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.httpDuration
-      .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
-      .observe(reply.elapsedTime / 1000);
+  // Label lookups hash every value on each call; the few distinct series are resolved once.
+  const series = new Map<string, { observe(seconds: number): void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let s = series.get(key);
+    if (!s) {
+      s = metrics.httpDuration.labels(request.method, route, String(reply.statusCode));
+      series.set(key, s);
+    }
+    s.observe(reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);

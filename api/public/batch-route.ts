@@ -1,5 +1,5 @@
 // POST /api/v1/batch: up to 20 GET requests to /api/v1, run in-process, answered in input order.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ProblemError } from '../shared/problem.ts';
 import { rateLimitHeaders } from '../shared/rate-limit/rate-limiter.ts';
@@ -44,10 +44,10 @@ export function registerBatchRoute(fastify: FastifyInstance): void {
   const { apiLimiter, batchSecret, metrics } = fastify.colony;
 
   /** The batch itself was charged one unit on arrival; each further sub-request costs one more. */
-  async function chargeBatch(request: FastifyRequest, size: number): Promise<void> {
+  async function chargeBatch(request: FastifyRequest, reply: FastifyReply, size: number): Promise<void> {
     if (size <= 1) return;
     const decision = await apiLimiter.consume(request.ip, size - 1);
-    request.rateLimitHeaders = rateLimitHeaders(decision);
+    reply.headers(rateLimitHeaders(decision));
     if (decision.allowed) return;
     metrics.rateLimited.labels('api').inc();
     throw new ProblemError(
@@ -72,7 +72,7 @@ export function registerBatchRoute(fastify: FastifyInstance): void {
     },
     async (request, reply) => {
       const { requests } = request.body;
-      await chargeBatch(request, requests.length);
+      await chargeBatch(request, reply, requests.length);
       const inherited: Record<string, string> = {};
       if (request.headers.authorization) inherited.authorization = request.headers.authorization;
       const responses = await Promise.all(

@@ -1,7 +1,7 @@
 // The public read API under /api/v1: problem+json errors, rate-limit headers, the nine operations.
 import type { FastifyInstance } from 'fastify';
 import { installProblemHandlers, sendProblem } from '../shared/problem-handlers.ts';
-import { rateLimitHooks } from '../shared/rate-limit/rate-limit-hook.ts';
+import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
 import { BATCH_HEADER, registerBatchRoute } from './batch-route.ts';
 import { registerJobRoutes } from './jobs-routes.ts';
 import { registerMeRoute } from './me-route.ts';
@@ -13,7 +13,7 @@ export async function publicApiPlugin(app: FastifyInstance): Promise<void> {
   // Bodies on /api/v1 are JSON only; anything else is a 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
 
-  const hooks = rateLimitHooks({
+  const limit = rateLimitHook({
     limiter: apiLimiter,
     // Sub-requests of a batch were already charged to the batch's caller.
     skip: (request) => request.headers[BATCH_HEADER] === batchSecret,
@@ -28,8 +28,7 @@ export async function publicApiPlugin(app: FastifyInstance): Promise<void> {
       );
     },
   });
-  app.addHook('onRequest', hooks.onRequest);
-  app.addHook('onSend', hooks.onSend);
+  app.addHook('onRequest', limit);
 
   registerReadRoutes(app);
   registerJobRoutes(app);

@@ -83,7 +83,7 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
 
   // The full price list never changes while the process runs, so its bytes are built once.
   const fullPricing = cacheJson(presentPricing(fastify.colony.prices));
-  const listing = new SkillsListing(fastify.colony.storage.skills, base);
+  const listing = new SkillsListing(fastify.colony.storage.skills, base, fastify.colony.now);
   app.get(
     '/pricing',
     {
@@ -130,11 +130,11 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
           },
         );
       }
-      const page = await listing.page({
+      const page = listing.page({
         limit,
         ...(afterName !== undefined ? { afterName } : { offset: offset ?? 0 }),
       });
-      return sendCachedJson(request, reply, page);
+      return sendCachedJson(request, reply, page instanceof Promise ? await page : page);
     },
   );
 

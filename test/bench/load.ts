@@ -7,6 +7,7 @@ export interface LoadFigures {
   p99: number;
   errors: number;
   non2xx: number;
+  total: number;
 }
 
 export async function load(
@@ -20,6 +21,7 @@ export async function load(
     p99: r.latency.p99,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
+    total: r.requests.total,
   };
 }
 

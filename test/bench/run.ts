@@ -2,9 +2,9 @@
 // Set BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS to trade precision for time.
 import { benchPublicRead } from './public-read.bench.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 
 const results: Record<string, boolean> = {};
 results['public-read'] = await benchPublicRead({ seconds, connections, rounds });

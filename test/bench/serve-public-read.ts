@@ -30,6 +30,8 @@ for (const path of paths) {
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
 process.stdout.write(`${JSON.stringify({ colonyUrl, bareUrl, logLevel: config.logLevel })}\n`);
+// The parent reads this process's CPU time around each load run to get server CPU per request.
+process.on('message', () => process.send?.(process.cpuUsage()));
 process.on('SIGTERM', async () => {
   await Promise.all([colony.close(), bare.close()]);
   process.exit(0);

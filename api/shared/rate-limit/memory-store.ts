@@ -12,7 +12,7 @@ export class MemoryCounterStore implements CounterStore {
     this.sweeper.unref();
   }
 
-  async hit(key: string, windowStart: number, cost: number): Promise<number> {
+  hit(key: string, windowStart: number, cost: number): number {
     const entry = this.counters.get(key);
     if (!entry || entry.windowStart !== windowStart) {
       this.counters.set(key, { windowStart, count: cost });

@@ -1,9 +1,12 @@
 // Fixed-window rate limiting over a pluggable counter store; knows nothing of HTTP.
 
-/** Adds `cost` to the counter of `key` in the window starting at `windowStart`; returns the new total. */
+/**
+ * Adds `cost` to the counter of `key` in the window starting at `windowStart`; returns the new total.
+ * An in-process store may answer synchronously, which spares every request a promise.
+ */
 export interface CounterStore {
   readonly name: string;
-  hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number>;
+  hit(key: string, windowStart: number, cost: number, windowMs: number): number | Promise<number>;
   close?(): Promise<void>;
 }
 
@@ -36,10 +39,22 @@ export class RateLimiter {
   }
 
   async consume(clientKey: string, cost = 1): Promise<RateLimitDecision> {
-    const { windowMs, limit, bucket, store } = this.opts;
+    return this.consumeNow(clientKey, cost);
+  }
+
+  /** Like consume(), but answers synchronously when the store does. */
+  consumeNow(clientKey: string, cost = 1): RateLimitDecision | Promise<RateLimitDecision> {
+    const { windowMs, bucket, store } = this.opts;
     const now = this.now();
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const count = await store.hit(`${bucket}:${clientKey}`, windowStart, cost, windowMs);
+    const count = store.hit(`${bucket}:${clientKey}`, windowStart, cost, windowMs);
+    return typeof count === 'number'
+      ? this.decide(count, windowStart, now)
+      : count.then((c) => this.decide(c, windowStart, now));
+  }
+
+  private decide(count: number, windowStart: number, now: number): RateLimitDecision {
+    const { windowMs, limit } = this.opts;
     return {
       allowed: count <= limit,
       limit,
