@@ -15,6 +15,8 @@ case "${1:-}" in
   test)
     [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
     [ -n "${TEST_REDIS_URL:-}" ] || export_last_line bash scripts/ensure-redis.sh
+    # The local control plane (built once from pinned sources, cached), unless a cluster is given.
+    [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     npm run lint
     exec npm test
     ;;

@@ -1,10 +1,11 @@
 // Fails fast, with the fix named, when the real services the integration tier needs are missing.
 export default function setup(): void {
-  const missing = ['TEST_DATABASE_URL', 'TEST_REDIS_URL'].filter((v) => !process.env[v]);
+  const missing = ['TEST_DATABASE_URL', 'TEST_REDIS_URL', 'KUBECONFIG'].filter((v) => !process.env[v]);
   if (missing.length > 0) {
     throw new Error(
-      `${missing.join(' and ')} not set: the storage and rate-limit tests run against real PostgreSQL and Redis. ` +
-        'Run `make test` (it starts both from Debian packages) or export the URLs yourself.',
+      `${missing.join(', ')} not set: the integration tier runs against real PostgreSQL, Redis and a real ` +
+        'Kubernetes control plane. Run `make test` (it starts all three) or export them yourself ' +
+        '(`npm run cluster:up` prints a KUBECONFIG line).',
     );
   }
 }
