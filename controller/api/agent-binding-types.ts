@@ -1,0 +1,28 @@
+// The AgentBinding custom resource (colony.ai/v1alpha1): one integration toggled for one agent.
+import { z } from 'zod';
+import { conditionSchema } from './conditions.ts';
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+
+export const agentBindingSpecSchema = z.strictObject({
+  agentName: dnsLabel.describe('Value of the colony.ai/agent label on the agent workload'),
+  integrationId: dnsLabel,
+  instanceLabel: dnsLabel.optional(),
+  secretName: dnsLabel.describe('Secret whose keys are injected as env vars'),
+  enabled: z.boolean(),
+});
+
+export const agentBindingStatusSchema = z.strictObject({
+  observedGeneration: z.number().int().min(0).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  /** Env var names currently injected into the agent's pod template. */
+  injectedEnv: z.array(z.string()).optional(),
+  workload: z.strictObject({ kind: z.enum(['Deployment', 'StatefulSet']), name: z.string() }).optional(),
+});
+
+export type AgentBindingSpec = z.infer<typeof agentBindingSpecSchema>;
+export type AgentBindingStatus = z.infer<typeof agentBindingStatusSchema>;

@@ -1,0 +1,38 @@
+// The Integration custom resource (colony.ai/v1alpha1): one configured integration in one office.
+import { z } from 'zod';
+import { conditionSchema } from './conditions.ts';
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+
+export const integrationSpecSchema = z.strictObject({
+  integrationId: dnsLabel.describe('Registry id of the integration (integrations/<id>/manifest.yaml)'),
+  officeId: dnsLabel.describe('The office (colonyId) this configuration belongs to'),
+  instanceLabel: dnsLabel.optional().describe('Instance of a multiInstance integration'),
+  secretName: dnsLabel.describe('Secret in the same namespace holding the credential values'),
+});
+
+/** The backend registration entry of spec 2.5, field names as the spec spells them. */
+export const registrationSchema = z.strictObject({
+  Name: z.string(),
+  ID: z.string(),
+  Status: z.enum(['pending', 'configured', 'active', 'error']),
+  SecretName: z.string(),
+  Capabilities: z.array(z.string()),
+  AgentEnvVars: z.array(z.string()),
+});
+
+export const integrationStatusSchema = z.strictObject({
+  observedGeneration: z.number().int().min(0).optional(),
+  registration: registrationSchema.optional(),
+  conditions: z.array(conditionSchema).optional(),
+  /** Agents that currently have this integration injected. */
+  enabledAgents: z.array(z.string()).optional(),
+});
+
+export type IntegrationSpec = z.infer<typeof integrationSpecSchema>;
+export type IntegrationStatus = z.infer<typeof integrationStatusSchema>;
+export type Registration = z.infer<typeof registrationSchema>;

@@ -1,0 +1,206 @@
+// A shared informer: lists a resource, keeps a cache in step through a watch, and tells handlers
+// about adds, updates and deletes. Watches restart with backoff; a 410 Gone relists.
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+export type WatchPhase = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** The two calls an informer needs from the API server; tests may supply their own. */
+export interface ListWatchSource<T extends KubernetesObject> {
+  list(continueToken?: string): Promise<{ items: T[]; resourceVersion: string; continueToken?: string }>;
+  /** Streams events from `resourceVersion` until the server closes; `done` fires once, with the reason. */
+  watch(
+    resourceVersion: string,
+    onEvent: (phase: WatchPhase, obj: T & { code?: number }) => void,
+    done: (err: unknown) => void,
+  ): Promise<{ abort(): void }>;
+}
+
+export interface InformerHandlers<T> {
+  add?(obj: T): void;
+  update?(obj: T, old: T): void;
+  delete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  /** Re-delivers every cached object as an update this often (0 = never), as a safety net. */
+  resyncMs?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export const keyOf = (o: KubernetesObject): string =>
+  o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? '');
+
+class GoneError extends Error {}
+
+export class Informer<T extends KubernetesObject> {
+  private readonly cache = new Map<string, T>();
+  private readonly handlers: InformerHandlers<T>[] = [];
+  private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
+  private resourceVersion = '';
+  private synced = false;
+  private stopped = true;
+  private failures = 0;
+  private current: { abort(): void } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private syncWaiters: (() => void)[] = [];
+  /** Counts full lists, so tests and metrics can see relists after a 410. */
+  lists = 0;
+
+  private readonly source: ListWatchSource<T>;
+
+  constructor(source: ListWatchSource<T>, opts: InformerOptions = {}) {
+    this.source = source;
+    this.opts = { resyncMs: 0, minBackoffMs: 200, maxBackoffMs: 30_000, ...opts };
+  }
+
+  on(handlers: InformerHandlers<T>): void {
+    this.handlers.push(handlers);
+  }
+
+  get(key: string): T | undefined {
+    return this.cache.get(key);
+  }
+
+  list(): T[] {
+    return [...this.cache.values()];
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves once the first list has been loaded into the cache. */
+  waitForSync(): Promise<void> {
+    return this.synced ? Promise.resolve() : new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.run(true);
+    if (this.opts.resyncMs > 0) {
+      this.resyncTimer = setInterval(() => this.resync(), this.opts.resyncMs);
+      this.resyncTimer.unref();
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.resyncTimer);
+    this.current?.abort();
+  }
+
+  private async run(relist: boolean): Promise<void> {
+    if (this.stopped) return;
+    let listed = !relist;
+    try {
+      if (relist) await this.relist();
+      listed = true;
+      await this.watchOnce();
+      this.failures = 0;
+      this.schedule(false, 0);
+    } catch (err) {
+      if (this.stopped) return;
+      if (err instanceof GoneError) {
+        this.schedule(true, 0);
+        return;
+      }
+      this.opts.onError?.(err);
+      this.failures++;
+      const delay = Math.min(this.opts.maxBackoffMs, this.opts.minBackoffMs * 2 ** (this.failures - 1));
+      // A failed list leaves nothing to resume from; a failed watch resumes where it stopped.
+      this.schedule(!listed, delay);
+    }
+  }
+
+  private schedule(relist: boolean, ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.run(relist), ms);
+  }
+
+  /** Replaces the cache with a fresh list, telling handlers only what changed. */
+  private async relist(): Promise<void> {
+    const items: T[] = [];
+    let page = await this.source.list();
+    items.push(...page.items);
+    while (page.continueToken) {
+      page = await this.source.list(page.continueToken);
+      items.push(...page.items);
+    }
+    this.lists++;
+    const fresh = new Map(items.map((o) => [keyOf(o), o]));
+    for (const [key, old] of this.cache) {
+      if (!fresh.has(key)) {
+        this.cache.delete(key);
+        for (const h of this.handlers) h.delete?.(old);
+      }
+    }
+    for (const [key, obj] of fresh) this.apply('ADDED', key, obj);
+    this.resourceVersion = page.resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      for (const resolve of this.syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  private watchOnce(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let gone = false;
+      this.source
+        .watch(
+          this.resourceVersion,
+          (phase, obj) => {
+            if (phase === 'ERROR') {
+              if (obj.code === 410) gone = true;
+              return;
+            }
+            const rv = obj.metadata?.resourceVersion;
+            if (rv) this.resourceVersion = rv;
+            if (phase !== 'BOOKMARK') this.apply(phase, keyOf(obj), obj);
+          },
+          (err) => {
+            this.current = undefined;
+            if (gone) reject(new GoneError('resourceVersion too old'));
+            else if (err && !this.stopped && !isTimeout(err)) reject(err);
+            else resolve();
+          },
+        )
+        .then((handle) => {
+          this.current = handle;
+        }, reject);
+    });
+  }
+
+  private apply(phase: WatchPhase, key: string, obj: T): void {
+    const old = this.cache.get(key);
+    if (phase === 'DELETED') {
+      this.cache.delete(key);
+      for (const h of this.handlers) h.delete?.(obj);
+      return;
+    }
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    this.cache.set(key, obj);
+    for (const h of this.handlers) {
+      if (old) h.update?.(obj, old);
+      else h.add?.(obj);
+    }
+  }
+
+  private resync(): void {
+    for (const obj of this.cache.values()) for (const h of this.handlers) h.update?.(obj, obj);
+  }
+}
+
+// The client closes an idle watch after its own timeout; that is a normal end, not an error.
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+}
