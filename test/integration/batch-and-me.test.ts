@@ -60,7 +60,8 @@ describe('POST /api/v1/batch', () => {
   });
 
   it('charges one unit of the rate limit per sub-request', async () => {
-    const tight = await startTestServer({ COLONY_API_RATE_LIMIT: '5' });
+    const frozenAt = Date.now(); // both batches must land in one rate-limit window
+    const tight = await startTestServer({ COLONY_API_RATE_LIMIT: '5' }, { now: () => frozenAt });
     try {
       const run = (n: number) =>
         tight.app.inject({

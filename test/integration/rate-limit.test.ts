@@ -1,11 +1,18 @@
 // Rate-limit headers on every /api/v1 answer, 429 problem+json past the limit, and budgets shared by replicas.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { postgresUrl } from '../support/storage-targets.ts';
 
 const running: TestServer[] = [];
+// A frozen clock keeps every request of a test inside one rate-limit window; a real clock makes a
+// test that straddles a minute boundary see its counter reset.
+let frozenAt = Date.now();
+const frozen = () => frozenAt;
+beforeEach(() => {
+  frozenAt = Date.now();
+});
 async function server(env: Record<string, string>): Promise<TestServer> {
-  const s = await startTestServer(env);
+  const s = await startTestServer(env, { now: frozen });
   running.push(s);
   return s;
 }
@@ -53,7 +60,7 @@ describe('the /api/v1 rate limit', () => {
     ['postgres', () => ({ COLONY_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: postgresUrl() })],
     ['redis', () => ({ COLONY_RATE_LIMIT_STORE: 'redis', REDIS_URL: process.env.TEST_REDIS_URL ?? '' })],
   ])('shares one budget between two replicas through %s', async (_name, env) => {
-    // A unique address per run keeps counters from earlier runs (same window) out of the picture.
+    // A unique address per run keeps counters of earlier runs (same frozen window) out of the picture.
     const ip = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const a = await server({ COLONY_API_RATE_LIMIT: '4', ...env() });
     const b = await server({ COLONY_API_RATE_LIMIT: '4', ...env() });
