@@ -1,0 +1,16 @@
+// Label and annotation keys Colony puts on the objects it owns.
+export const LABEL_OFFICE = 'colony.ai/office';
+export const LABEL_AGENT = 'colony.ai/agent';
+export const LABEL_INTEGRATION = 'colony.ai/integration';
+export const LABEL_INSTANCE = 'colony.ai/instance';
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'colony';
+/** On a pod template: changes whenever an injected credential changes, so the agent rolls. */
+export const ANNOTATION_CHECKSUM = 'colony.ai/credentials-checksum';
+/** On an agent workload: which container receives the env vars (default: the first). */
+export const ANNOTATION_AGENT_CONTAINER = 'colony.ai/agent-container';
+export const FIELD_MANAGER = 'colony-controller';
+
+export function officeNamespace(officeId: string): string {
+  return `office-${officeId}`;
+}

@@ -1,0 +1,97 @@
+// Pure: a per-office service (manifest layer colonyContainer) as a Deployment with one replica and
+// the Recreate strategy, a Service, and optionally a PVC that outlives the service.
+import type { V1Deployment, V1EnvVar, V1PersistentVolumeClaim, V1Service } from '@kubernetes/client-node';
+import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import { LABEL_INSTANCE, LABEL_INTEGRATION, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from './labels.ts';
+
+export interface OfficeServiceArgs {
+  manifest: IntegrationManifest;
+  officeId: string;
+  namespace: string;
+  secretName: string;
+  instanceLabel?: string | undefined;
+}
+
+export function officeServiceName(integrationId: string, instanceLabel?: string): string {
+  return instanceLabel ? `colony-${integrationId}-${instanceLabel}` : `colony-${integrationId}`;
+}
+
+export function officeServiceUrl(args: OfficeServiceArgs): string | undefined {
+  const c = args.manifest.colonyContainer;
+  if (!c) return undefined;
+  return `http://${officeServiceName(args.manifest.id, args.instanceLabel)}.${args.namespace}.svc:${c.port}`;
+}
+
+function labels(args: OfficeServiceArgs): Record<string, string> {
+  return {
+    [LABEL_OFFICE]: args.officeId,
+    [LABEL_INTEGRATION]: args.manifest.id,
+    ...(args.instanceLabel ? { [LABEL_INSTANCE]: args.instanceLabel } : {}),
+    [LABEL_MANAGED_BY]: MANAGED_BY,
+  };
+}
+
+export function renderOfficeService(args: OfficeServiceArgs): {
+  deployment: V1Deployment;
+  service: V1Service;
+  pvc: V1PersistentVolumeClaim | undefined;
+} {
+  const c = args.manifest.colonyContainer;
+  if (!c) throw new Error(`${args.manifest.id} has no colonyContainer layer`);
+  const name = officeServiceName(args.manifest.id, args.instanceLabel);
+  const meta = { name, namespace: args.namespace, labels: labels(args) };
+  const selector = { 'app.kubernetes.io/name': name };
+  const env: V1EnvVar[] = [
+    ...Object.entries(c.env).map(([k, value]) => ({ name: k, value })),
+    ...c.secretEnv.map((k) => ({ name: k, valueFrom: { secretKeyRef: { name: args.secretName, key: k } } })),
+  ].sort((a, b) => a.name.localeCompare(b.name));
+  const pv = c.persistentVolume;
+  const deployment: V1Deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta,
+    spec: {
+      replicas: 1,
+      // One writer at a time: the old pod is gone before the new one mounts the volume.
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: { ...labels(args), ...selector } },
+        spec: {
+          containers: [
+            {
+              name: 'service',
+              image: c.image,
+              ...(c.command ? { command: c.command } : {}),
+              ...(c.args ? { args: c.args } : {}),
+              ports: [{ name: 'service', containerPort: c.port }],
+              env,
+              ...(c.resources ? { resources: c.resources } : {}),
+              ...(pv ? { volumeMounts: [{ name: 'data', mountPath: pv.mountPath }] } : {}),
+            },
+          ],
+          ...(pv ? { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } : {}),
+        },
+      },
+    },
+  };
+  const service: V1Service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta,
+    spec: { selector, ports: [{ name: 'service', port: c.port, targetPort: 'service' }] },
+  };
+  const pvc: V1PersistentVolumeClaim | undefined = pv
+    ? {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: meta,
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          resources: { requests: { storage: pv.size } },
+          ...(pv.storageClassName ? { storageClassName: pv.storageClassName } : {}),
+        },
+      }
+    : undefined;
+  return { deployment, service, pvc };
+}
