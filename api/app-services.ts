@@ -1,10 +1,12 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
+import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { Config } from './config.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
 import type { PriceList } from './domain/pricing/price-list.ts';
 import type { Probe } from './domain/status/probes.ts';
 import type { Metrics } from './observability/metrics.ts';
+import type { OfficeCluster } from './office/office-cluster.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
 import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import type { Storage } from './storage/storage.ts';
@@ -18,6 +20,9 @@ export interface AppServices {
   jobHandlers: Record<string, JobHandler<never>>;
   jobRunner: JobRunner;
   verifiers: CredentialVerifier[];
+  registry: IntegrationRegistry;
+  /** Present when a cluster is configured; the office-manager API answers 503 without it. */
+  officeCluster: OfficeCluster | undefined;
   apiLimiter: RateLimiter;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */

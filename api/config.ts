@@ -29,6 +29,7 @@ export const envSchema = z.object({
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
+  COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
   COLONY_JOB_POLL_MS: positiveInt.default(500),
   COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
@@ -56,6 +57,7 @@ export interface Config {
     redisUrl: string | undefined;
   };
   skillsDir: string;
+  integrationsDir: string;
   jobPollMs: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisUrl: e.REDIS_URL,
     },
     skillsDir: e.COLONY_SKILLS_DIR ?? new URL('../skills', import.meta.url).pathname,
+    integrationsDir: e.COLONY_INTEGRATIONS_DIR ?? new URL('../integrations', import.meta.url).pathname,
     jobPollMs: e.COLONY_JOB_POLL_MS,
     bodyLimitBytes: e.COLONY_BODY_LIMIT_BYTES,
     shutdownGraceMs: e.COLONY_SHUTDOWN_GRACE_MS,

@@ -1,6 +1,7 @@
 // buildServer(config): wires storage, services and one plugin per surface into a Fastify instance.
 import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
+import type { KubeConfig } from '@kubernetes/client-node';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -8,6 +9,7 @@ import {
   serializerCompiler as validatingSerializer,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
@@ -24,6 +26,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
+import { OfficeCluster } from './office/office-cluster.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
@@ -74,7 +77,12 @@ function counterStore(config: Config, storage: Storage): CounterStore {
   }
 }
 
-function buildProbes(config: Config, storage: Storage, startedAt: number): () => Probe[] {
+function buildProbes(
+  config: Config,
+  storage: Storage,
+  startedAt: number,
+  kc: KubeConfig | undefined,
+): () => Probe[] {
   const probes: Probe[] = [
     {
       name: 'api',
@@ -89,11 +97,10 @@ function buildProbes(config: Config, storage: Storage, startedAt: number): () =>
       check: async () => ({ detail: `${storage.kind} round trip ${(await storage.ping()).toFixed(2)} ms` }),
     },
   ];
-  const k = config.kubernetes;
-  if (k.kubeconfig || k.inCluster) {
-    const kc = loadKubeConfig(k);
+  if (kc) {
     probes.push(kubernetesApiProbe(kc));
-    if (k.controllerLease) probes.push(controllerLeaseProbe(kc, k.controllerLease));
+    if (config.kubernetes.controllerLease)
+      probes.push(controllerLeaseProbe(kc, config.kubernetes.controllerLease));
   }
   return () => probes;
 }
@@ -123,7 +130,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
 
   const prices = loadPriceList();
   const metrics = createMetrics();
-  const probes = buildProbes(config, storage, now());
+  const registry = loadRegistry(config.integrationsDir);
+  const k = config.kubernetes;
+  const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
+  const probes = buildProbes(config, storage, now(), kc);
   const jobHandlers = buildJobHandlers({
     storage,
     skillsDir: config.skillsDir,
@@ -152,6 +162,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
+    registry,
+    officeCluster: kc ? new OfficeCluster(kc) : undefined,
     apiLimiter: new RateLimiter({
       bucket: 'api',
       limit: config.rateLimit.apiPerWindow,

@@ -1,5 +1,6 @@
 // The public read API under /api/v1: problem+json errors, rate-limit headers, the nine operations.
 import type { FastifyInstance } from 'fastify';
+import { officePlugin } from '../office/plugin.ts';
 import { installProblemHandlers, sendProblem } from '../shared/problem-handlers.ts';
 import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
 import { BATCH_HEADER, registerBatchRoute } from './batch-route.ts';
@@ -34,4 +35,5 @@ export async function publicApiPlugin(app: FastifyInstance): Promise<void> {
   registerJobRoutes(app);
   registerBatchRoute(app);
   registerMeRoute(app);
+  await app.register(officePlugin, { prefix: '/offices' });
 }

@@ -10,6 +10,7 @@ const descriptions: Record<number, string> = {
   415: 'Body is not JSON (application/problem+json)',
   422: 'Idempotency key reused with a different body (application/problem+json)',
   429: 'Rate limit exceeded; retry after X-RateLimit-Reset seconds (application/problem+json)',
+  503: 'A dependency is not configured or not reachable (application/problem+json)',
 };
 
 export function problemResponses(...statuses: number[]) {

@@ -1,0 +1,105 @@
+// The office-manager API's reads and writes in the cluster: offices, Secrets and the two kinds.
+import {
+  CoreV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { AgentBindingSpec, AgentBindingStatus } from '../../controller/api/agent-binding-types.ts';
+import { API_VERSION } from '../../controller/api/crds.ts';
+import type { IntegrationSpec, IntegrationStatus } from '../../controller/api/integration-types.ts';
+import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../controller/render/labels.ts';
+import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+
+export const API_FIELD_MANAGER = 'colony-api';
+
+export type IntegrationObject = KubernetesObject & { spec: IntegrationSpec; status?: IntegrationStatus };
+export type AgentBindingObject = KubernetesObject & { spec: AgentBindingSpec; status?: AgentBindingStatus };
+
+const notFound = (err: unknown) => (err as { code?: number }).code === 404;
+
+export class OfficeCluster {
+  private readonly core: CoreV1Api;
+  private readonly objects: KubernetesObjectApi;
+  private readonly applier: Applier;
+
+  constructor(kc: KubeConfig) {
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.objects = kc.makeApiClient(KubernetesObjectApi);
+    this.applier = serverSideApplier(kc, API_FIELD_MANAGER);
+  }
+
+  /** The office's namespace: the one labelled colony.ai/office=<officeId>, or undefined. */
+  async officeNamespace(officeId: string): Promise<string | undefined> {
+    const list = await this.core.listNamespace({ labelSelector: `${LABEL_OFFICE}=${officeId}` });
+    return list.items.find((n) => !n.metadata?.deletionTimestamp)?.metadata?.name;
+  }
+
+  /** Writes the Secret; values are sent base64-encoded in `data` and never read back. */
+  async saveSecret(secret: V1Secret): Promise<void> {
+    const data = Object.fromEntries(
+      Object.entries(secret.stringData ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    );
+    const { stringData: _plain, ...rest } = secret;
+    await this.applier.apply({ ...rest, data });
+  }
+
+  async saveIntegration(namespace: string, name: string, spec: IntegrationSpec): Promise<IntegrationObject> {
+    return this.applier.apply<IntegrationObject>({
+      apiVersion: API_VERSION,
+      kind: 'Integration',
+      metadata: {
+        name,
+        namespace,
+        labels: { [LABEL_OFFICE]: spec.officeId, [LABEL_MANAGED_BY]: MANAGED_BY },
+      },
+      spec,
+    });
+  }
+
+  async saveBinding(
+    namespace: string,
+    name: string,
+    spec: AgentBindingSpec,
+    officeId: string,
+  ): Promise<AgentBindingObject> {
+    return this.applier.apply<AgentBindingObject>({
+      apiVersion: API_VERSION,
+      kind: 'AgentBinding',
+      metadata: { name, namespace, labels: { [LABEL_OFFICE]: officeId, [LABEL_MANAGED_BY]: MANAGED_BY } },
+      spec,
+    });
+  }
+
+  async listIntegrations(namespace: string): Promise<IntegrationObject[]> {
+    return (await this.objects.list<IntegrationObject>(API_VERSION, 'Integration', namespace)).items;
+  }
+
+  async listBindings(namespace: string): Promise<AgentBindingObject[]> {
+    return (await this.objects.list<AgentBindingObject>(API_VERSION, 'AgentBinding', namespace)).items;
+  }
+
+  /** Deletes the Integration and its Secret; answers false when there was nothing to delete. */
+  async deleteIntegration(namespace: string, name: string, secretName: string): Promise<boolean> {
+    let found = false;
+    const ref = { apiVersion: API_VERSION, kind: 'Integration', metadata: { name, namespace } };
+    await this.objects.delete(ref).then(
+      () => {
+        found = true;
+      },
+      (err) => {
+        if (!notFound(err)) throw err;
+      },
+    );
+    await this.core.deleteNamespacedSecret({ name: secretName, namespace }).then(
+      () => {
+        found = true;
+      },
+      (err) => {
+        if (!notFound(err)) throw err;
+      },
+    );
+    return found;
+  }
+}

@@ -1,0 +1,93 @@
+// zod schemas of the office-manager API (spec 4.7).
+import { z } from 'zod';
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens');
+
+export const officeParams = z.strictObject({ officeID: dnsLabel });
+export const integrationParams = z.strictObject({ officeID: dnsLabel, integration_id: dnsLabel });
+export const agentParams = z.strictObject({
+  officeID: dnsLabel,
+  integration_id: dnsLabel,
+  agentName: dnsLabel,
+});
+
+export const saveSecretBody = z
+  .strictObject({
+    secretName: z.string().min(1).max(253).optional().describe('Defaults to the integration’s k8sSecretName'),
+    data: z
+      .record(z.string().min(1), z.string().max(65_536))
+      .describe('Env var name to value; never echoed back'),
+  })
+  .meta({ id: 'SaveIntegrationSecret' });
+
+export const toggleAgentBody = z
+  .strictObject({
+    enabled: z.boolean(),
+    secretName: z.string().min(1).max(253).describe('The Secret of the configured integration (or instance)'),
+  })
+  .meta({ id: 'ToggleAgentIntegration' });
+
+export const deleteQuery = z.strictObject({ instance: dnsLabel.optional() });
+
+const condition = z.object({
+  type: z.string(),
+  status: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.string(),
+  observedGeneration: z.number().int().optional(),
+});
+
+export const registrationSchema = z
+  .object({
+    Name: z.string(),
+    ID: z.string(),
+    Status: z.enum(['pending', 'configured', 'active', 'error']),
+    SecretName: z.string(),
+    Capabilities: z.array(z.string()),
+    AgentEnvVars: z.array(z.string()),
+  })
+  .meta({ id: 'Registration' });
+
+export const savedIntegrationSchema = z
+  .object({
+    officeId: z.string(),
+    integrationId: z.string(),
+    instanceLabel: z.string().nullable(),
+    registration: registrationSchema,
+    savedKeys: z.array(z.string()).describe('Names of the stored credential fields (never their values)'),
+  })
+  .meta({ id: 'SavedIntegration' });
+
+export const agentToggleSchema = z
+  .object({
+    officeId: z.string(),
+    integrationId: z.string(),
+    instanceLabel: z.string().nullable(),
+    agentName: z.string(),
+    enabled: z.boolean(),
+    secretName: z.string(),
+    conditions: z.array(condition),
+  })
+  .meta({ id: 'AgentIntegration' });
+
+export const officeIntegrationsSchema = z
+  .object({
+    officeId: z.string(),
+    integrations: z.array(
+      z.object({
+        integrationId: z.string(),
+        instanceLabel: z.string().nullable(),
+        registration: registrationSchema,
+        conditions: z.array(condition),
+        agents: z.array(
+          z.object({ agentName: z.string(), enabled: z.boolean(), conditions: z.array(condition) }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'OfficeIntegrations' });
