@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { isReservedEnvKey } from '../../integrations/registry/reserved-keys.ts';
-import { ANNOTATION_CHECKSUM } from './labels.ts';
+import { ANNOTATION_CHECKSUM, ANNOTATION_INJECTED } from './labels.ts';
 
 export interface Injection {
   integrationId: string;
@@ -51,14 +51,25 @@ export function credentialsChecksum(injections: readonly Injection[]): string {
 /** The server-side apply body for the workload: only the fields Colony owns. */
 export function renderAgentEnvApply(ref: AgentWorkloadRef, injections: readonly Injection[]) {
   const env = renderEnv(injections);
+  const workloadAnnotations: Record<string, string> = {};
+  const templateAnnotations: Record<string, string> = {};
+  if (env.length > 0) {
+    workloadAnnotations[ANNOTATION_INJECTED] = env.map((e) => e.name).join(',');
+    templateAnnotations[ANNOTATION_CHECKSUM] = credentialsChecksum(injections);
+  }
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,
-    metadata: { name: ref.name, namespace: ref.namespace },
+    metadata: {
+      name: ref.name,
+      namespace: ref.namespace,
+      // Which names Colony injected, so a later reconcile can tell a no-op from a change cheaply.
+      annotations: workloadAnnotations,
+    },
     spec: {
       template: {
         metadata: {
-          annotations: env.length > 0 ? { [ANNOTATION_CHECKSUM]: credentialsChecksum(injections) } : {},
+          annotations: templateAnnotations,
         },
         // With nothing to inject the container entry carries no env: the apply then releases every
         // entry Colony owned, and the API server removes them.

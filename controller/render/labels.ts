@@ -7,6 +7,8 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'colony';
 /** On a pod template: changes whenever an injected credential changes, so the agent rolls. */
 export const ANNOTATION_CHECKSUM = 'colony.ai/credentials-checksum';
+/** On an agent workload: the env var names Colony injected, comma-separated. */
+export const ANNOTATION_INJECTED = 'colony.ai/injected-env';
 /** On an agent workload: which container receives the env vars (default: the first). */
 export const ANNOTATION_AGENT_CONTAINER = 'colony.ai/agent-container';
 export const FIELD_MANAGER = 'colony-controller';

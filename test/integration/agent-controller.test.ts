@@ -1,0 +1,176 @@
+// The agent controller on a real control plane: toggling an integration on injects its env vars
+// into the agent's pods, toggling off removes exactly them, bad state is reported and retried.
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1StatefulSet } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfficeCluster } from '../../api/office/office-cluster.ts';
+import { AgentController } from '../../controller/agent-controller.ts';
+import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
+import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
+import { eventually } from '../support/server.ts';
+
+const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
+let ns: Awaited<ReturnType<typeof withNamespace>>;
+let controller: AgentController;
+const office = 'acme';
+const apps = () => kubeConfig().makeApiClient(AppsV1Api);
+const core = () => kubeConfig().makeApiClient(CoreV1Api);
+const custom = () => kubeConfig().makeApiClient(CustomObjectsApi);
+const cluster = () => new OfficeCluster(kubeConfig());
+
+async function configure(id: string, data: Record<string, string>) {
+  const manifest = registry.get(id);
+  if (!manifest) throw new Error(id);
+  const secretName = `${id}-${office}`;
+  await cluster().saveSecret(
+    renderIntegrationSecret({ manifest, officeId: office, namespace: ns.name, secretName, data }),
+  );
+  await cluster().saveIntegration(ns.name, id, { integrationId: id, officeId: office, secretName });
+}
+
+const toggle = (agentName: string, id: string, enabled: boolean) =>
+  cluster().saveBinding(
+    ns.name,
+    `${agentName}-${id}`,
+    { agentName, integrationId: id, secretName: `${id}-${office}`, enabled },
+    office,
+  );
+
+async function createAgent(name: string) {
+  const body: V1StatefulSet = {
+    metadata: { name, labels: { 'colony.ai/agent': name } },
+    spec: {
+      serviceName: name,
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'agent', image: 'busybox', env: [{ name: 'OWN', value: '1' }] }],
+        },
+      },
+    },
+  };
+  await apps().createNamespacedStatefulSet({ namespace: ns.name, body });
+}
+
+const templateEnv = async (name: string) =>
+  (
+    (await apps().readNamespacedStatefulSet({ name, namespace: ns.name })).spec?.template.spec?.containers[0]
+      ?.env ?? []
+  )
+    .map((e) => e.name)
+    .sort();
+
+const bindingStatus = async (name: string) =>
+  (
+    (await custom().getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: 'agentbindings',
+      name,
+    })) as {
+      status?: { conditions?: { type: string; status: string; reason: string }[]; injectedEnv?: string[] };
+    }
+  ).status;
+
+beforeAll(async () => {
+  await installCrds();
+  ns = await withNamespace('office-ctl');
+  controller = new AgentController({ kc: kubeConfig(), registry, resyncMs: 0 });
+  await controller.start();
+});
+afterAll(async () => {
+  await controller.stop();
+  await ns.dispose();
+});
+
+describe('AgentController', () => {
+  it('injects an enabled integration into the agent and its Running pod, and removes it when disabled', async () => {
+    await createAgent('writer');
+    await configure('openai', { OPENAI_API_KEY: 'sk-1' });
+    await toggle('writer', 'openai', true);
+    await eventually(async () => (await templateEnv('writer')).includes('OPENAI_API_KEY'), 15_000);
+    expect(await templateEnv('writer')).toEqual(['OPENAI_API_KEY', 'OWN']);
+    const status = await eventually(async () => {
+      const s = await bindingStatus('writer-openai');
+      return s?.conditions?.find((c) => c.type === 'Available')?.status === 'True' ? s : undefined;
+    });
+    expect(status.injectedEnv).toEqual(['OPENAI_API_KEY']);
+    await eventually(async () => {
+      const pod = await core()
+        .readNamespacedPod({ name: 'writer-0', namespace: ns.name })
+        .catch(() => undefined);
+      return (
+        pod?.status?.phase === 'Running' &&
+        pod.spec?.containers[0]?.env?.some((e) => e.name === 'OPENAI_API_KEY')
+      );
+    }, 30_000);
+
+    await toggle('writer', 'openai', false);
+    await eventually(async () => !(await templateEnv('writer')).includes('OPENAI_API_KEY'), 15_000);
+    expect(await templateEnv('writer')).toEqual(['OWN']);
+  });
+
+  it('rolls the agent when credentials are re-saved with new values, and not when they are the same', async () => {
+    await createAgent('reader');
+    await configure('anthropic', { ANTHROPIC_API_KEY: 'a' });
+    await toggle('reader', 'anthropic', true);
+    const checksum = async () =>
+      (await apps().readNamespacedStatefulSet({ name: 'reader', namespace: ns.name })).spec?.template.metadata
+        ?.annotations?.['colony.ai/credentials-checksum'];
+    const first = await eventually(checksum, 15_000);
+    await configure('anthropic', { ANTHROPIC_API_KEY: 'a' });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await checksum()).toBe(first);
+    await configure('anthropic', { ANTHROPIC_API_KEY: 'b' });
+    await eventually(async () => (await checksum()) !== first, 15_000);
+  });
+
+  it('reports a missing workload and injects once the workload appears', async () => {
+    await configure('slack', { SLACK_BOT_TOKEN: 'xoxb', SLACK_APP_TOKEN: 'xapp' });
+    await toggle('later', 'slack', true);
+    const waiting = await eventually(async () => {
+      const s = await bindingStatus('later-slack');
+      return s?.conditions?.find((c) => c.type === 'Available' && c.reason === 'WorkloadNotFound')
+        ? s
+        : undefined;
+    });
+    expect(waiting.conditions?.find((c) => c.type === 'Degraded')?.status).toBe('True');
+    await createAgent('later');
+    await eventually(async () => (await templateEnv('later')).includes('SLACK_BOT_TOKEN'), 15_000);
+    expect(await templateEnv('later')).toEqual(['OWN', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
+  });
+
+  it('reports an unknown integration and a binding whose Integration is missing, without touching the agent', async () => {
+    await createAgent('odd');
+    await cluster().saveBinding(
+      ns.name,
+      'odd-nothing',
+      { agentName: 'odd', integrationId: 'nothing', secretName: 'nothing-acme', enabled: true },
+      office,
+    );
+    await cluster().saveBinding(
+      ns.name,
+      'odd-github',
+      { agentName: 'odd', integrationId: 'github', secretName: 'github-x-acme', enabled: true },
+      office,
+    );
+    const reason = async (name: string) =>
+      (await bindingStatus(name))?.conditions?.find((c) => c.type === 'Available')?.reason;
+    await eventually(async () => (await reason('odd-nothing')) === 'UnknownIntegration');
+    await eventually(async () => (await reason('odd-github')) === 'IntegrationNotConfigured');
+    expect(await templateEnv('odd')).toEqual(['OWN']);
+  });
+
+  it('does not write anything when nothing changed', async () => {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const before = controller.writes;
+    for (const key of ['writer', 'reader', 'later', 'odd']) controller.queue.add(`${ns.name}/${key}`);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(controller.writes).toBe(before);
+  });
+});
