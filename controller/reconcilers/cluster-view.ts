@@ -1,5 +1,11 @@
 // The controller's read model: informer caches of everything the reconcilers look at.
-import type { KubernetesObject, V1Deployment, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
 import { LABEL_AGENT } from '../render/labels.ts';
 import type { Informer } from '../runtime/informer.ts';
@@ -10,6 +16,9 @@ export interface ClusterView {
   secrets: Informer<V1Secret>;
   deployments: Informer<V1Deployment>;
   statefulSets: Informer<V1StatefulSet>;
+  /** Per-office service Deployments and Services (labelled colony.ai/integration). */
+  serviceDeployments: Informer<V1Deployment>;
+  services: Informer<V1Service>;
 }
 
 const inNamespace = (ns: string) => (o: KubernetesObject) => o.metadata?.namespace === ns;

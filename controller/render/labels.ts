@@ -7,6 +7,8 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'colony';
 /** On a pod template: changes whenever an injected credential changes, so the agent rolls. */
 export const ANNOTATION_CHECKSUM = 'colony.ai/credentials-checksum';
+/** On a per-office service Deployment: hash of the rendered objects, to skip no-op applies. */
+export const ANNOTATION_SPEC_HASH = 'colony.ai/spec-hash';
 /** On an agent workload: the env var names Colony injected, comma-separated. */
 export const ANNOTATION_INJECTED = 'colony.ai/injected-env';
 /** On an agent workload: which container receives the env vars (default: the first). */

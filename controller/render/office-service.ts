@@ -1,8 +1,17 @@
 // Pure: a per-office service (manifest layer colonyContainer) as a Deployment with one replica and
 // the Recreate strategy, a Service, and optionally a PVC that outlives the service.
+
+import { createHash } from 'node:crypto';
 import type { V1Deployment, V1EnvVar, V1PersistentVolumeClaim, V1Service } from '@kubernetes/client-node';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
-import { LABEL_INSTANCE, LABEL_INTEGRATION, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from './labels.ts';
+import {
+  ANNOTATION_SPEC_HASH,
+  LABEL_INSTANCE,
+  LABEL_INTEGRATION,
+  LABEL_MANAGED_BY,
+  LABEL_OFFICE,
+  MANAGED_BY,
+} from './labels.ts';
 
 export interface OfficeServiceArgs {
   manifest: IntegrationManifest;
@@ -93,5 +102,11 @@ export function renderOfficeService(args: OfficeServiceArgs): {
         },
       }
     : undefined;
+  // A hash of everything rendered lets the controller skip applying what is already there.
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ deployment, service, pvc }))
+    .digest('hex')
+    .slice(0, 16);
+  deployment.metadata = { ...deployment.metadata, annotations: { [ANNOTATION_SPEC_HASH]: hash } };
   return { deployment, service, pvc };
 }

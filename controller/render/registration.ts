@@ -4,7 +4,7 @@ import type { IntegrationManifest } from '../../integrations/registry/manifest-s
 import type { Registration } from '../api/integration-types.ts';
 
 export function registrationEntry(
-  manifest: IntegrationManifest,
+  manifest: Pick<IntegrationManifest, 'name' | 'id' | 'capabilities' | 'agentEnvVars'>,
   secretName: string,
   status: Registration['Status'] = 'pending',
 ): Registration {
@@ -21,4 +21,17 @@ export function registrationEntry(
 /** Integration resources are named after the integration, and its instance when it has several. */
 export function integrationResourceName(integrationId: string, instanceLabel?: string): string {
   return instanceLabel ? `${integrationId}-${instanceLabel}` : integrationId;
+}
+
+/** Field by field: a registration read back from the API server need not keep our key order. */
+export function sameRegistration(a: Registration | undefined, b: Registration): boolean {
+  return (
+    !!a &&
+    a.Name === b.Name &&
+    a.ID === b.ID &&
+    a.Status === b.Status &&
+    a.SecretName === b.SecretName &&
+    a.Capabilities.join(',') === b.Capabilities.join(',') &&
+    a.AgentEnvVars.join(',') === b.AgentEnvVars.join(',')
+  );
 }

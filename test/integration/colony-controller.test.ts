@@ -3,8 +3,8 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1StatefulSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
-import { AgentController } from '../../controller/agent-controller.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { ColonyController } from '../../controller/colony-controller.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
@@ -12,7 +12,7 @@ import { eventually } from '../support/server.ts';
 
 const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
 let ns: Awaited<ReturnType<typeof withNamespace>>;
-let controller: AgentController;
+let controller: ColonyController;
 const office = 'acme';
 const apps = () => kubeConfig().makeApiClient(AppsV1Api);
 const core = () => kubeConfig().makeApiClient(CoreV1Api);
@@ -80,7 +80,7 @@ const bindingStatus = async (name: string) =>
 beforeAll(async () => {
   await installCrds();
   ns = await withNamespace('office-ctl');
-  controller = new AgentController({ kc: kubeConfig(), registry, resyncMs: 0 });
+  controller = new ColonyController({ kc: kubeConfig(), registry, resyncMs: 0 });
   await controller.start();
 });
 afterAll(async () => {
@@ -88,7 +88,7 @@ afterAll(async () => {
   await ns.dispose();
 });
 
-describe('AgentController', () => {
+describe('ColonyController', () => {
   it('injects an enabled integration into the agent and its Running pod, and removes it when disabled', async () => {
     await createAgent('writer');
     await configure('openai', { OPENAI_API_KEY: 'sk-1' });
@@ -166,10 +166,100 @@ describe('AgentController', () => {
     expect(await templateEnv('odd')).toEqual(['OWN']);
   });
 
+  it('moves the registration from pending to configured to active, and reports a missing Secret', async () => {
+    const registration = async (name: string) =>
+      (
+        (await custom().getNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: ns.name,
+          plural: 'integrations',
+          name,
+        })) as {
+          status?: { registration?: { Status: string }; enabledAgents?: string[] };
+        }
+      ).status;
+    await eventually(async () => (await registration('openai'))?.registration?.Status === 'configured');
+    await toggle('writer', 'openai', true);
+    await eventually(async () => (await registration('openai'))?.registration?.Status === 'active');
+    expect((await registration('openai'))?.enabledAgents).toEqual(['writer']);
+    await core().deleteNamespacedSecret({ name: `openai-${office}`, namespace: ns.name });
+    await eventually(async () => (await registration('openai'))?.registration?.Status === 'error');
+    await eventually(async () =>
+      (await bindingStatus('writer-openai'))?.conditions?.find((c) => c.reason === 'SecretNotFound'),
+    );
+    await eventually(async () => !(await templateEnv('writer')).includes('OPENAI_API_KEY'), 15_000);
+  });
+
+  it('starts a per-office service the first time it is enabled and tears it down, keeping its PVC', async () => {
+    await createAgent('net');
+    await configure('tailscale', { TS_AUTHKEY: 'tskey-1' });
+    await new Promise((r) => setTimeout(r, 500));
+    await expect(
+      apps().readNamespacedDeployment({ name: 'colony-tailscale', namespace: ns.name }),
+    ).rejects.toMatchObject({ code: 404 });
+    await toggle('net', 'tailscale', true);
+    const dep = await eventually(
+      () =>
+        apps()
+          .readNamespacedDeployment({ name: 'colony-tailscale', namespace: ns.name })
+          .catch(() => undefined),
+      15_000,
+    );
+    expect(dep.spec?.replicas).toBe(1);
+    expect(dep.spec?.strategy?.type).toBe('Recreate');
+    await eventually(() =>
+      core()
+        .readNamespacedService({ name: 'colony-tailscale', namespace: ns.name })
+        .catch(() => undefined),
+    );
+    await eventually(
+      async () =>
+        (await core().readNamespacedPersistentVolumeClaim({ name: 'colony-tailscale', namespace: ns.name }))
+          .status?.phase === 'Bound',
+      30_000,
+    );
+    await eventually(async () => (await templateEnv('net')).includes('TAILSCALE_PROXY_URL'), 15_000);
+    await eventually(
+      async () =>
+        (await apps().readNamespacedDeployment({ name: 'colony-tailscale', namespace: ns.name })).status
+          ?.readyReplicas === 1,
+      30_000,
+    );
+
+    await toggle('net', 'tailscale', false);
+    await eventually(
+      () =>
+        apps()
+          .readNamespacedDeployment({ name: 'colony-tailscale', namespace: ns.name })
+          .then(
+            () => undefined,
+            () => true,
+          ),
+      15_000,
+    );
+    // The Service goes right after the Deployment.
+    await eventually(() =>
+      core()
+        .readNamespacedService({ name: 'colony-tailscale', namespace: ns.name })
+        .then(
+          () => undefined,
+          (err: { code?: number }) => err.code === 404,
+        ),
+    );
+    expect(
+      (await core().readNamespacedPersistentVolumeClaim({ name: 'colony-tailscale', namespace: ns.name }))
+        .metadata?.name,
+    ).toBe('colony-tailscale');
+    await eventually(async () => !(await templateEnv('net')).includes('TAILSCALE_PROXY_URL'), 15_000);
+  });
+
   it('does not write anything when nothing changed', async () => {
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, 1_500));
     const before = controller.writes;
-    for (const key of ['writer', 'reader', 'later', 'odd']) controller.queue.add(`${ns.name}/${key}`);
+    for (const key of ['writer', 'reader', 'later', 'odd', 'net']) controller.agents.add(`${ns.name}/${key}`);
+    for (const key of ['openai', 'anthropic', 'slack', 'tailscale'])
+      controller.integrations.add(`${ns.name}/${key}`);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(controller.writes).toBe(before);
   });

@@ -1,0 +1,201 @@
+// The controller: informers feed two work queues, one of agents and one of Integrations; workers
+// run the reconcilers on them. Every change is mapped to the keys it can affect, and reconcilers
+// read current state from the caches, never the event.
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1Deployment,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
+import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
+import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import { API_VERSION, GROUP, VERSION } from './api/crds.ts';
+import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
+import type { ClusterView } from './reconcilers/cluster-view.ts';
+import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
+import {
+  FIELD_MANAGER,
+  LABEL_AGENT,
+  LABEL_INSTANCE,
+  LABEL_INTEGRATION,
+  LABEL_MANAGED_BY,
+  MANAGED_BY,
+} from './render/labels.ts';
+import { integrationResourceName } from './render/registration.ts';
+import { serverSideApplier } from './runtime/apply.ts';
+import { Informer } from './runtime/informer.ts';
+import { listWatchSource } from './runtime/list-watch-source.ts';
+import { statusWriter } from './runtime/status-writer.ts';
+import { WorkQueue } from './runtime/work-queue.ts';
+
+export interface ColonyControllerOptions {
+  kc: KubeConfig;
+  registry: IntegrationRegistry;
+  workers?: number;
+  resyncMs?: number;
+  onError?: (key: string, err: unknown) => void;
+}
+
+const keyOf = (ns: string | undefined, name: string | undefined) =>
+  ns && name ? `${ns}/${name}` : undefined;
+
+export class ColonyController {
+  readonly agents = new WorkQueue();
+  readonly integrations = new WorkQueue();
+  readonly view: ClusterView;
+  private readonly agentDeps: AgentDeps;
+  private readonly integrationDeps: IntegrationDeps;
+  private readonly opts: ColonyControllerOptions;
+  private running: Promise<void>[] = [];
+
+  constructor(opts: ColonyControllerOptions) {
+    this.opts = opts;
+    const inf = <T extends KubernetesObject>(
+      apiVersion: string,
+      kind: string,
+      path: string,
+      labelSelector?: string,
+    ) =>
+      new Informer<T>(
+        listWatchSource<T>(opts.kc, { apiVersion, kind, path, ...(labelSelector ? { labelSelector } : {}) }),
+        { resyncMs: opts.resyncMs ?? 300_000 },
+      );
+    const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+    this.view = {
+      bindings: inf<AgentBindingObject>(
+        API_VERSION,
+        'AgentBinding',
+        `/apis/${GROUP}/${VERSION}/agentbindings`,
+      ),
+      integrations: inf<IntegrationObject>(
+        API_VERSION,
+        'Integration',
+        `/apis/${GROUP}/${VERSION}/integrations`,
+      ),
+      secrets: inf<V1Secret>('v1', 'Secret', '/api/v1/secrets', owned),
+      deployments: inf<V1Deployment>('apps/v1', 'Deployment', '/apis/apps/v1/deployments', LABEL_AGENT),
+      statefulSets: inf<V1StatefulSet>('apps/v1', 'StatefulSet', '/apis/apps/v1/statefulsets', LABEL_AGENT),
+      serviceDeployments: inf<V1Deployment>(
+        'apps/v1',
+        'Deployment',
+        '/apis/apps/v1/deployments',
+        `${owned},${LABEL_INTEGRATION}`,
+      ),
+      services: inf<V1Service>('v1', 'Service', '/api/v1/services', `${owned},${LABEL_INTEGRATION}`),
+    };
+    const applier = serverSideApplier(opts.kc, FIELD_MANAGER);
+    const status = statusWriter(opts.kc, FIELD_MANAGER);
+    const now = () => new Date();
+    this.agentDeps = { view: this.view, registry: opts.registry, applier, status, now };
+    this.integrationDeps = { view: this.view, registry: opts.registry, applier, status, kc: opts.kc, now };
+    this.wireEvents();
+  }
+
+  /** API writes so far (applies and status writes), for the no-op resync check and metrics. */
+  get writes(): number {
+    return this.agentDeps.applier.writes + this.agentDeps.status.writes;
+  }
+
+  private wireEvents(): void {
+    const agent = (key: string | undefined) => key && this.agents.add(key);
+    const integration = (key: string | undefined) => key && this.integrations.add(key);
+    const usersOfSecret = (ns: string | undefined, secretName: string | undefined) => {
+      for (const b of this.view.bindings.list()) {
+        if (b.metadata?.namespace === ns && b.spec.secretName === secretName)
+          agent(keyOf(ns, b.spec.agentName));
+      }
+      for (const i of this.view.integrations.list()) {
+        if (i.metadata?.namespace === ns && i.spec.secretName === secretName)
+          integration(keyOf(ns, i.metadata?.name));
+      }
+    };
+    const onBinding = (b: AgentBindingObject) => {
+      agent(keyOf(b.metadata?.namespace, b.spec.agentName));
+      usersOfSecret(b.metadata?.namespace, b.spec.secretName);
+    };
+    this.view.bindings.on({
+      add: onBinding,
+      update: (b, old) => {
+        // A binding moved to another agent or Secret must be reconciled on both sides.
+        onBinding(b);
+        onBinding(old);
+      },
+      delete: onBinding,
+    });
+    const onIntegration = (i: IntegrationObject) => {
+      integration(keyOf(i.metadata?.namespace, i.metadata?.name));
+      usersOfSecret(i.metadata?.namespace, i.spec.secretName);
+    };
+    this.view.integrations.on({ add: onIntegration, update: onIntegration, delete: onIntegration });
+    const onSecret = (s: V1Secret) => usersOfSecret(s.metadata?.namespace, s.metadata?.name);
+    this.view.secrets.on({ add: onSecret, update: onSecret, delete: onSecret });
+    const onWorkload = (w: KubernetesObject) =>
+      agent(keyOf(w.metadata?.namespace, w.metadata?.labels?.[LABEL_AGENT]));
+    const onServiceObject = (o: KubernetesObject) => {
+      const labels = o.metadata?.labels ?? {};
+      const id = labels[LABEL_INTEGRATION];
+      if (id) integration(keyOf(o.metadata?.namespace, integrationResourceName(id, labels[LABEL_INSTANCE])));
+    };
+    for (const [informer, handler] of [
+      [this.view.deployments, onWorkload],
+      [this.view.statefulSets, onWorkload],
+      [this.view.serviceDeployments, onServiceObject],
+      [this.view.services, onServiceObject],
+    ] as [Informer<KubernetesObject>, (o: KubernetesObject) => void][]) {
+      informer.on({ add: handler, update: handler, delete: handler });
+    }
+  }
+
+  private informers(): Informer<KubernetesObject>[] {
+    return Object.values(this.view) as Informer<KubernetesObject>[];
+  }
+
+  /** Starts the informers, waits until every cache is synced, then starts the workers. */
+  async start(): Promise<void> {
+    for (const i of this.informers()) i.start();
+    await Promise.all(this.informers().map((i) => i.waitForSync()));
+    const workers = this.opts.workers ?? 2;
+    this.running = [
+      ...Array.from({ length: workers }, () =>
+        this.work(this.agents, (ns, n) => reconcileAgent(this.agentDeps, ns, n)),
+      ),
+      ...Array.from({ length: workers }, () =>
+        this.work(this.integrations, (ns, n) => reconcileIntegration(this.integrationDeps, ns, n)),
+      ),
+    ];
+  }
+
+  hasSynced(): boolean {
+    return this.informers().every((i) => i.hasSynced());
+  }
+
+  async stop(): Promise<void> {
+    for (const i of this.informers()) i.stop();
+    this.agents.shutDown();
+    this.integrations.shutDown();
+    await Promise.all(this.running);
+  }
+
+  /** One worker: take a key, reconcile it, retry with backoff on failure. */
+  private async work(
+    queue: WorkQueue,
+    reconcile: (ns: string, name: string) => Promise<void>,
+  ): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      const [ns = '', name = ''] = key.split('/');
+      try {
+        await reconcile(ns, name);
+        queue.forget(key);
+      } catch (err) {
+        this.opts.onError?.(key, err);
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  }
+}
