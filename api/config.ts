@@ -17,6 +17,7 @@ export const envSchema = z.object({
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
   COLONY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   COLONY_MANAGER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  COLONY_CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   KUBECONFIG: z.string().min(1).optional(),
   COLONY_CONTROLLER_LEASE: z
     .string()
@@ -34,6 +35,11 @@ export const envSchema = z.object({
   COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
   COLONY_IN_CLUSTER: booleanish.default(false),
+  COLONY_RUN_CONTROLLER: booleanish.default(true),
+  COLONY_WATCH_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -47,7 +53,16 @@ export interface Config {
   dataDir: string;
   bootstrapToken: string | undefined;
   managerPort: number | undefined;
-  kubernetes: { kubeconfig: string | undefined; inCluster: boolean; controllerLease: string | undefined };
+  controllerPort: number;
+  kubernetes: {
+    kubeconfig: string | undefined;
+    inCluster: boolean;
+    controllerLease: string | undefined;
+    /** `npm start` also runs the controller in-process when a cluster is configured. */
+    runController: boolean;
+    /** Namespaced mode: the controller watches only this namespace. */
+    watchNamespace: string | undefined;
+  };
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
@@ -95,10 +110,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.COLONY_DATA_DIR,
     bootstrapToken: e.COLONY_BOOTSTRAP_TOKEN,
     managerPort: e.COLONY_MANAGER_PORT,
+    controllerPort: e.COLONY_CONTROLLER_PORT,
     kubernetes: {
       kubeconfig: e.KUBECONFIG,
       inCluster: e.COLONY_IN_CLUSTER,
       controllerLease: e.COLONY_CONTROLLER_LEASE,
+      runController: e.COLONY_RUN_CONTROLLER,
+      watchNamespace: e.COLONY_WATCH_NAMESPACE,
     },
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),

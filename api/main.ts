@@ -1,5 +1,9 @@
 // Entry point of `npm start`: loads config, serves the API, shuts down gracefully on SIGTERM/SIGINT.
+
+import { type RunningController, runController } from '../controller/run-controller.ts';
+import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { loadKubeConfig } from './domain/status/kubernetes-probes.ts';
 import { buildServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -14,12 +18,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const app = await buildServer(config);
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(
-    { baseUrl: config.baseUrl, environment: config.environment, database: config.database.kind },
-    'colony api ready',
-  );
+  let controller: RunningController | undefined;
 
+  // Handlers come first: a SIGTERM that arrives while the server is still starting must be graceful too.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -30,16 +31,34 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (err) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    Promise.resolve(controller?.stop())
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { baseUrl: config.baseUrl, environment: config.environment, database: config.database.kind },
+    'colony api ready',
+  );
+  const k = config.kubernetes;
+  if (k.runController && (k.kubeconfig || k.inCluster) && !stopping) {
+    controller = await runController({
+      kc: loadKubeConfig(k),
+      registry: loadRegistry(config.integrationsDir),
+      lease: k.controllerLease ?? 'colony-system/colony-controller',
+      log: app.log,
+      namespace: k.watchNamespace,
+    });
+  }
 }
 
 main().catch((err) => {

@@ -11,7 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
-import { API_VERSION, GROUP, VERSION } from './api/crds.ts';
+import { API_VERSION } from './api/crds.ts';
 import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
 import type { ClusterView } from './reconcilers/cluster-view.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
@@ -35,6 +35,8 @@ export interface ColonyControllerOptions {
   registry: IntegrationRegistry;
   workers?: number;
   resyncMs?: number;
+  /** Watch one namespace only (namespaced mode); all namespaces when unset. */
+  namespace?: string;
   onError?: (key: string, err: unknown) => void;
 }
 
@@ -52,38 +54,38 @@ export class ColonyController {
 
   constructor(opts: ColonyControllerOptions) {
     this.opts = opts;
+    const scope = opts.namespace;
     const inf = <T extends KubernetesObject>(
       apiVersion: string,
       kind: string,
-      path: string,
+      plural: string,
       labelSelector?: string,
-    ) =>
-      new Informer<T>(
-        listWatchSource<T>(opts.kc, { apiVersion, kind, path, ...(labelSelector ? { labelSelector } : {}) }),
-        { resyncMs: opts.resyncMs ?? 300_000 },
-      );
+    ) => {
+      const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+      const path = scope ? `${prefix}/namespaces/${scope}/${plural}` : `${prefix}/${plural}`;
+      const ref = {
+        apiVersion,
+        kind,
+        path,
+        ...(scope ? { namespace: scope } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+      };
+      return new Informer<T>(listWatchSource<T>(opts.kc, ref), { resyncMs: opts.resyncMs ?? 300_000 });
+    };
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     this.view = {
-      bindings: inf<AgentBindingObject>(
-        API_VERSION,
-        'AgentBinding',
-        `/apis/${GROUP}/${VERSION}/agentbindings`,
-      ),
-      integrations: inf<IntegrationObject>(
-        API_VERSION,
-        'Integration',
-        `/apis/${GROUP}/${VERSION}/integrations`,
-      ),
-      secrets: inf<V1Secret>('v1', 'Secret', '/api/v1/secrets', owned),
-      deployments: inf<V1Deployment>('apps/v1', 'Deployment', '/apis/apps/v1/deployments', LABEL_AGENT),
-      statefulSets: inf<V1StatefulSet>('apps/v1', 'StatefulSet', '/apis/apps/v1/statefulsets', LABEL_AGENT),
+      bindings: inf<AgentBindingObject>(API_VERSION, 'AgentBinding', 'agentbindings'),
+      integrations: inf<IntegrationObject>(API_VERSION, 'Integration', 'integrations'),
+      secrets: inf<V1Secret>('v1', 'Secret', 'secrets', owned),
+      deployments: inf<V1Deployment>('apps/v1', 'Deployment', 'deployments', LABEL_AGENT),
+      statefulSets: inf<V1StatefulSet>('apps/v1', 'StatefulSet', 'statefulsets', LABEL_AGENT),
       serviceDeployments: inf<V1Deployment>(
         'apps/v1',
         'Deployment',
-        '/apis/apps/v1/deployments',
+        'deployments',
         `${owned},${LABEL_INTEGRATION}`,
       ),
-      services: inf<V1Service>('v1', 'Service', '/api/v1/services', `${owned},${LABEL_INTEGRATION}`),
+      services: inf<V1Service>('v1', 'Service', 'services', `${owned},${LABEL_INTEGRATION}`),
     };
     const applier = serverSideApplier(opts.kc, FIELD_MANAGER);
     const status = statusWriter(opts.kc, FIELD_MANAGER);

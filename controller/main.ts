@@ -1,0 +1,94 @@
+// Entry point of `npm run controller`: the operator alone, with /healthz, /readyz and /metrics.
+import Fastify from 'fastify';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { ConfigError, loadConfig } from '../api/config.ts';
+import { loadKubeConfig } from '../api/domain/status/kubernetes-probes.ts';
+import { loadRegistry } from '../integrations/registry/load-registry.ts';
+import { runController } from './run-controller.ts';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`colony controller: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const app = Fastify({ logger: { level: config.logLevel } });
+  const registry = loadRegistry(config.integrationsDir);
+  const kc = loadKubeConfig(config.kubernetes);
+  const running = await runController({
+    kc,
+    registry,
+    lease: config.kubernetes.controllerLease ?? 'colony-system/colony-controller',
+    log: app.log,
+    namespace: config.kubernetes.watchNamespace,
+  });
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'colony_controller_' });
+  new Gauge({
+    name: 'colony_controller_queue_depth',
+    help: 'Keys waiting in each work queue',
+    labelNames: ['queue'],
+    registers: [metrics],
+    collect() {
+      const c = running.current();
+      this.set({ queue: 'agents' }, c?.agents.length ?? 0);
+      this.set({ queue: 'integrations' }, c?.integrations.length ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'colony_controller_leader',
+    help: '1 while this replica holds the leader Lease',
+    registers: [metrics],
+    collect() {
+      this.set(running.isLeader() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'colony_controller_api_writes',
+    help: 'API writes (applies and status writes) by the current leadership term',
+    registers: [metrics],
+    collect() {
+      this.set(running.current()?.writes ?? 0);
+    },
+  });
+  app.get('/healthz', async () => ({ status: 'ok', identity: running.identity }));
+  app.get('/readyz', async (_request, reply) =>
+    running.isReady()
+      ? { status: 'ok', leader: running.isLeader() }
+      : reply.code(503).send({ status: 'syncing' }),
+  );
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.metrics()),
+  );
+  await app.listen({ port: config.controllerPort, host: config.host });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'controller shutting down: releasing the lease');
+    setTimeout(() => process.exit(1), config.shutdownGraceMs).unref();
+    running
+      .stop()
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(
+    `colony controller: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+// Runs the controller under leader election: only the replica holding the Lease reconciles; a new
+// controller (fresh caches and queues) is started for every term of leadership.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { FastifyBaseLogger } from 'fastify';
+import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import { ColonyController } from './colony-controller.ts';
+import { LeaderElector } from './runtime/leader-election.ts';
+
+export interface RunningController {
+  identity: string;
+  isLeader(): boolean;
+  /** Ready: a follower is always ready; the leader once its caches are synced. */
+  isReady(): boolean;
+  current(): ColonyController | undefined;
+  stop(): Promise<void>;
+}
+
+export async function runController(opts: {
+  kc: KubeConfig;
+  registry: IntegrationRegistry;
+  lease: string;
+  log: FastifyBaseLogger;
+  namespace?: string | undefined;
+}): Promise<RunningController> {
+  const [namespace = 'colony-system', name = 'colony-controller'] = opts.lease.split('/');
+  const identity = `${hostname()}-${randomBytes(3).toString('hex')}`;
+  await ensureNamespace(opts.kc, namespace, opts.log);
+  let controller: ColonyController | undefined;
+  let starting: Promise<void> | undefined;
+  const elector = new LeaderElector({
+    kc: opts.kc,
+    namespace,
+    name,
+    identity,
+    onStartedLeading: () => {
+      opts.log.info({ identity, lease: opts.lease }, 'leading: starting the controller');
+      const c = new ColonyController({
+        kc: opts.kc,
+        registry: opts.registry,
+        ...(opts.namespace ? { namespace: opts.namespace } : {}),
+        onError: (key, err) =>
+          opts.log.warn({ key, err: (err as Error).message }, 'reconcile failed; retrying with backoff'),
+      });
+      controller = c;
+      starting = c.start();
+    },
+    onStoppedLeading: () => {
+      opts.log.warn({ identity }, 'lost the lease: stopping the controller');
+      const c = controller;
+      controller = undefined;
+      void starting?.then(() => c?.stop());
+    },
+    onError: (err) => opts.log.warn({ err: (err as Error).message }, 'leader election round failed'),
+  });
+  elector.start();
+  return {
+    identity,
+    isLeader: () => elector.isLeader(),
+    isReady: () => !elector.isLeader() || (controller?.hasSynced() ?? false),
+    current: () => controller,
+    async stop() {
+      const c = controller;
+      await elector.stop();
+      await starting;
+      await c?.stop();
+    },
+  };
+}
+
+/** The Lease's namespace must exist; local clusters start without it. */
+async function ensureNamespace(kc: KubeConfig, namespace: string, log: FastifyBaseLogger): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  try {
+    await core.readNamespace({ name: namespace });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+    log.info({ namespace }, 'creating the controller namespace');
+    await core.createNamespace({ body: { metadata: { name: namespace } } }).catch((e: { code?: number }) => {
+      if (e.code !== 409) throw e;
+    });
+  }
+}

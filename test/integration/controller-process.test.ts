@@ -1,0 +1,49 @@
+// The controller process (`npm run controller`): it takes the Lease, serves health and metrics,
+// and hands the Lease back when it is stopped.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { kubeConfig, kubeconfigPath } from '../support/kube.ts';
+import { eventually } from '../support/server.ts';
+
+describe('the controller process (controller/main.ts)', () => {
+  it('leads, reports ready and exposes metrics, then releases its Lease on SIGTERM', async () => {
+    const lease = `colony-ctl-${randomBytes(3).toString('hex')}`;
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, [new URL('../../controller/main.ts', import.meta.url).pathname], {
+      env: {
+        ...process.env,
+        KUBECONFIG: kubeconfigPath(),
+        COLONY_CONTROLLER_LEASE: `colony-system/${lease}`,
+        // Namespaced mode on an empty namespace keeps it off the other tests' objects.
+        COLONY_WATCH_NAMESPACE: lease,
+        COLONY_CONTROLLER_PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const leases = kubeConfig().makeApiClient(CoordinationV1Api);
+    const holder = async () =>
+      (await leases.readNamespacedLease({ name: lease, namespace: 'colony-system' }).catch(() => undefined))
+        ?.spec?.holderIdentity;
+    try {
+      await eventually(async () => (await holder()) !== undefined, 20_000);
+      const ready = await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200 ? res.json() : undefined;
+      }, 20_000);
+      expect(ready).toEqual({ status: 'ok', leader: true });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/colony_controller_leader 1/);
+      expect(metrics).toMatch(/colony_controller_queue_depth\{queue="agents"\}/);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await holder()).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
