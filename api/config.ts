@@ -1,5 +1,6 @@
 // Reads Colony's configuration from the environment, validated by one zod schema.
 import { z } from 'zod';
+import { dnsLabel } from '../integrations/registry/names.ts';
 
 const booleanish = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -36,10 +37,7 @@ export const envSchema = z.object({
   COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
   COLONY_IN_CLUSTER: booleanish.default(false),
   COLONY_RUN_CONTROLLER: booleanish.default(true),
-  COLONY_WATCH_NAMESPACE: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
-    .optional(),
+  COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -143,4 +141,17 @@ function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
     return (_address, hop) => hop < hops;
   }
   return raw;
+}
+
+/** For entry points: the configuration, or a message naming the bad variables and exit code 78. */
+export function loadConfigOrExit(program: string, env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${program}: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
 }

@@ -2,21 +2,12 @@
 
 import { type RunningController, runController } from '../controller/run-controller.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { loadKubeConfig } from './domain/status/kubernetes-probes.ts';
 import { buildServer } from './server.ts';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('colony');
   const app = await buildServer(config);
   let controller: RunningController | undefined;
 

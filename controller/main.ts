@@ -1,22 +1,13 @@
 // Entry point of `npm run controller`: the operator alone, with /healthz, /readyz and /metrics.
 import Fastify from 'fastify';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { ConfigError, loadConfig } from '../api/config.ts';
+import { loadConfigOrExit } from '../api/config.ts';
 import { loadKubeConfig } from '../api/domain/status/kubernetes-probes.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import { runController } from './run-controller.ts';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`colony controller: ${err.message}\n`);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('colony controller');
   const app = Fastify({ logger: { level: config.logLevel } });
   const registry = loadRegistry(config.integrationsDir);
   const kc = loadKubeConfig(config.kubernetes);

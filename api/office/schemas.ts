@@ -1,11 +1,8 @@
 // zod schemas of the office-manager API (spec 4.7).
 import { z } from 'zod';
-
-const dnsLabel = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens');
+import { conditionSchema } from '../../controller/api/conditions.ts';
+import { registrationSchema as controllerRegistrationSchema } from '../../controller/api/integration-types.ts';
+import { dnsLabel } from '../../integrations/registry/names.ts';
 
 export const officeParams = z.strictObject({ officeID: dnsLabel });
 export const integrationParams = z.strictObject({ officeID: dnsLabel, integration_id: dnsLabel });
@@ -33,25 +30,9 @@ export const toggleAgentBody = z
 
 export const deleteQuery = z.strictObject({ instance: dnsLabel.optional() });
 
-const condition = z.object({
-  type: z.string(),
-  status: z.string(),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.number().int().optional(),
-});
-
-export const registrationSchema = z
-  .object({
-    Name: z.string(),
-    ID: z.string(),
-    Status: z.enum(['pending', 'configured', 'active', 'error']),
-    SecretName: z.string(),
-    Capabilities: z.array(z.string()),
-    AgentEnvVars: z.array(z.string()),
-  })
-  .meta({ id: 'Registration' });
+// The resources' own schemas, so the API answers exactly what the CRDs hold.
+const condition = conditionSchema.meta({ id: 'Condition' });
+const registrationSchema = controllerRegistrationSchema.meta({ id: 'Registration' });
 
 export const savedIntegrationSchema = z
   .object({

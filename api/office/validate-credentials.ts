@@ -1,10 +1,9 @@
 // Pure: checks posted credential data against an integration's definition and names what is wrong.
 import { INSTANCE_LABEL, type IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import { DNS_LABEL } from '../../integrations/registry/names.ts';
 import { isReservedEnvKey } from '../../integrations/registry/reserved-keys.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import type { FieldError } from '../shared/problem.ts';
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export type CredentialCheck =
   | { ok: true; secretName: string; instanceLabel: string | undefined; values: Record<string, string> }

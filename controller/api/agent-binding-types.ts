@@ -1,12 +1,7 @@
 // The AgentBinding custom resource (colony.ai/v1alpha1): one integration toggled for one agent.
 import { z } from 'zod';
+import { dnsLabel } from '../../integrations/registry/names.ts';
 import { conditionSchema } from './conditions.ts';
-
-const dnsLabel = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
 
 export const agentBindingSpecSchema = z.strictObject({
   agentName: dnsLabel.describe('Value of the colony.ai/agent label on the agent workload'),

@@ -1,12 +1,7 @@
 // The Integration custom resource (colony.ai/v1alpha1): one configured integration in one office.
 import { z } from 'zod';
+import { dnsLabel } from '../../integrations/registry/names.ts';
 import { conditionSchema } from './conditions.ts';
-
-const dnsLabel = z
-  .string()
-  .min(1)
-  .max(63)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
 
 export const integrationSpecSchema = z.strictObject({
   integrationId: dnsLabel.describe('Registry id of the integration (integrations/<id>/manifest.yaml)'),

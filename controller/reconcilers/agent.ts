@@ -3,7 +3,6 @@
 import type { V1Container, V1Deployment, V1EnvVar, V1StatefulSet } from '@kubernetes/client-node';
 import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { Condition } from '../api/conditions.ts';
 import { credentialsChecksum, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
 import { ANNOTATION_AGENT_CONTAINER, ANNOTATION_CHECKSUM, ANNOTATION_INJECTED } from '../render/labels.ts';
 import { officeServiceUrl } from '../render/office-service.ts';
@@ -94,107 +93,47 @@ function upToDate(w: V1Deployment | V1StatefulSet, container: V1Container, injec
   return desired.every((e) => current.get(e.name) === shape(e));
 }
 
-function bindingStatus(b: AgentBindingObject, outcome: Outcome, workload: string | undefined, now: Date) {
-  let conditions: Condition[] = b.status?.conditions ?? [];
-  const gen = b.metadata?.generation ?? 0;
-  if (!workload && outcome.ok !== 'disabled') {
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Available',
-        status: 'False',
-        reason: 'WorkloadNotFound',
-        message: `no Deployment or StatefulSet is labelled colony.ai/agent=${b.spec.agentName}`,
-        observedGeneration: gen,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Degraded',
-        status: 'True',
-        reason: 'WorkloadNotFound',
-        message: 'the agent workload does not exist',
-        observedGeneration: gen,
-      },
-      now,
-    );
-  } else if (outcome.ok === 'disabled') {
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Available',
-        status: 'False',
-        reason: 'Disabled',
-        message: 'the integration is toggled off for this agent',
-        observedGeneration: gen,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Degraded',
-        status: 'False',
-        reason: 'Disabled',
-        message: 'nothing to inject',
-        observedGeneration: gen,
-      },
-      now,
-    );
-  } else if (outcome.ok) {
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Available',
-        status: 'True',
-        reason: 'Injected',
-        message: `env injected into ${workload}`,
-        observedGeneration: gen,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Degraded',
-        status: 'False',
-        reason: 'Injected',
-        message: 'all credentials present',
-        observedGeneration: gen,
-      },
-      now,
-    );
-  } else {
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Available',
-        status: 'False',
-        reason: outcome.reason,
-        message: outcome.message,
-        observedGeneration: gen,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: 'Degraded',
-        status: 'True',
-        reason: outcome.reason,
-        message: outcome.message,
-        observedGeneration: gen,
-      },
-      now,
-    );
+type Verdict = { available: boolean; degraded: boolean; reason: string; message: string };
+
+/** One binding's outcome in words: whether it is injected, and why not. */
+function verdict(b: AgentBindingObject, outcome: Outcome, workload: string | undefined): Verdict {
+  if (outcome.ok === 'disabled') {
+    return {
+      available: false,
+      degraded: false,
+      reason: 'Disabled',
+      message: 'the integration is toggled off for this agent',
+    };
   }
+  if (!workload) {
+    const message = `no Deployment or StatefulSet is labelled colony.ai/agent=${b.spec.agentName}`;
+    return { available: false, degraded: true, reason: 'WorkloadNotFound', message };
+  }
+  if (outcome.ok)
+    return { available: true, degraded: false, reason: 'Injected', message: `env injected into ${workload}` };
+  return { available: false, degraded: true, reason: outcome.reason, message: outcome.message };
+}
+
+function bindingStatus(b: AgentBindingObject, outcome: Outcome, workload: string | undefined, now: Date) {
+  const observedGeneration = b.metadata?.generation ?? 0;
+  const v = verdict(b, outcome, workload);
+  const cond = (type: string, on: boolean) => ({
+    type,
+    status: on ? ('True' as const) : ('False' as const),
+    reason: v.reason,
+    message: v.message,
+    observedGeneration,
+  });
+  const conditions = setCondition(
+    setCondition(b.status?.conditions, cond('Available', v.available), now),
+    cond('Degraded', v.degraded),
+    now,
+  );
   const injectedEnv =
     outcome.ok === true && workload
       ? [...outcome.injection.envVars, ...Object.keys(outcome.injection.values ?? {})]
       : [];
-  return { observedGeneration: gen, conditions, injectedEnv };
+  return { observedGeneration, conditions, injectedEnv };
 }
 
 /** Applies the agent's env when it differs from what the workload carries; returns its name. */

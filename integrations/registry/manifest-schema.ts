@@ -1,12 +1,12 @@
 // The integration manifest (spec 2.5): v1 fields plus the optional manifest v2 layers. Strict:
 // unknown keys fail, and every error names its path.
 import { z } from 'zod';
+import { dnsLabel } from './names.ts';
 import { isReservedEnvKey } from './reserved-keys.ts';
 
 const envName = z
   .string()
   .regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_SNAKE_CASE environment variable name');
-const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'lowercase letters, digits and hyphens');
 const quantity = z
   .string()
   .regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti|m|k|M|G)?$/, 'a Kubernetes quantity such as 1Gi or 500m');

@@ -1,6 +1,6 @@
 // k8sSecretName(colonyId[, instanceLabel]): `<id>-<colonyId>` or `<id>-<instanceLabel>-<colonyId>`.
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+import { DNS_LABEL } from './names.ts';
 
 export class SecretNameError extends Error {
   override readonly name = 'SecretNameError';
