@@ -25,6 +25,7 @@ import {
 } from './render/labels.ts';
 import { integrationResourceName } from './render/registration.ts';
 import { serverSideApplier } from './runtime/apply.ts';
+import { eventRecorder } from './runtime/events.ts';
 import { Informer } from './runtime/informer.ts';
 import { listWatchSource } from './runtime/list-watch-source.ts';
 import { statusWriter } from './runtime/status-writer.ts';
@@ -35,6 +36,8 @@ export interface ColonyControllerOptions {
   registry: IntegrationRegistry;
   workers?: number;
   resyncMs?: number;
+  /** Names this replica in the Events it reports. */
+  identity?: string;
   /** Watch one namespace only (namespaced mode); all namespaces when unset. */
   namespace?: string;
   onError?: (key: string, err: unknown) => void;
@@ -90,7 +93,13 @@ export class ColonyController {
     const applier = serverSideApplier(opts.kc, FIELD_MANAGER);
     const status = statusWriter(opts.kc, FIELD_MANAGER);
     const now = () => new Date();
-    this.agentDeps = { view: this.view, registry: opts.registry, applier, status, now };
+    const events = eventRecorder(opts.kc, 'colony.ai/controller', opts.identity ?? 'colony-controller');
+    const recordEvent: AgentDeps['recordEvent'] = (b, type, reason, message) => {
+      events
+        .record(b, type, reason, message)
+        .catch((err) => opts.onError?.(`event ${b.metadata?.name}`, err));
+    };
+    this.agentDeps = { view: this.view, registry: opts.registry, applier, status, now, recordEvent };
     this.integrationDeps = { view: this.view, registry: opts.registry, applier, status, kc: opts.kc, now };
     this.wireEvents();
   }

@@ -40,6 +40,7 @@ export async function runController(opts: {
       const c = new ColonyController({
         kc: opts.kc,
         registry: opts.registry,
+        identity,
         ...(opts.namespace ? { namespace: opts.namespace } : {}),
         onError: (key, err) =>
           opts.log.warn({ key, err: (err as Error).message }, 'reconcile failed; retrying with backoff'),

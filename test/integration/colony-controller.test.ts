@@ -1,6 +1,12 @@
 // The agent controller on a real control plane: toggling an integration on injects its env vars
 // into the agent's pods, toggling off removes exactly them, bad state is reported and retried.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1StatefulSet } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  type V1StatefulSet,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
@@ -140,6 +146,11 @@ describe('ColonyController', () => {
         : undefined;
     });
     expect(waiting.conditions?.find((c) => c.type === 'Degraded')?.status).toBe('True');
+    const warned = await eventually(async () => {
+      const list = await kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name });
+      return list.items.find((e) => e.regarding?.name === 'later-slack' && e.reason === 'WorkloadNotFound');
+    });
+    expect(warned.type).toBe('Warning');
     await createAgent('later');
     await eventually(async () => (await templateEnv('later')).includes('SLACK_BOT_TOKEN'), 15_000);
     expect(await templateEnv('later')).toEqual(['OWN', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
