@@ -106,6 +106,9 @@ describe('the server process (api/main.ts)', () => {
     const child = spawn(process.execPath, [main], {
       env: {
         ...process.env,
+        // This test is about the API process alone: no cluster, no controller.
+        KUBECONFIG: '',
+        COLONY_RUN_CONTROLLER: 'false',
         PORT: String(port),
         HOST: '127.0.0.1',
         COLONY_DATA_DIR: dataDir,
