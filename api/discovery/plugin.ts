@@ -16,17 +16,19 @@ export async function discoveryPlugin(app: FastifyInstance): Promise<void> {
   const { config, prices, storage } = app.colony;
   const base = config.baseUrl;
   const allSkills = () => storage.skills.all();
-  const docs = () =>
-    availableDocs().map((name) => {
-      const markdown = readDoc(name, base);
-      return { name, title: docTitle(markdown, name), markdown };
-    });
+  // The docs ship with the install and never change while it runs: read once, at start-up.
+  const docs = availableDocs().map((name) => {
+    const markdown = readDoc(name, base);
+    return { name, title: docTitle(markdown, name), markdown };
+  });
+  const docsByName = new Map(docs.map((d) => [d.name, d.markdown]));
+  const authDoc = docsByName.get('auth') ?? readDoc('auth', base);
   const llmsInput = async () => ({
     baseUrl: base,
     environment: config.environment,
     prices,
     skills: await allSkills(),
-    docs: docs(),
+    docs,
   });
 
   let openapi: string | undefined;
@@ -41,11 +43,11 @@ export async function discoveryPlugin(app: FastifyInstance): Promise<void> {
   app.get('/llms-full.txt', hidden, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send(buildLlmsFullTxt(await llmsInput())),
   );
-  app.get('/auth.md', hidden, async (_request, reply) => reply.type(MARKDOWN).send(readDoc('auth', base)));
+  app.get('/auth.md', hidden, async (_request, reply) => reply.type(MARKDOWN).send(authDoc));
   app.get<{ Params: { name: string } }>('/docs/:name', hidden, async (request, reply) => {
-    const name = request.params.name.replace(/\.md$/, '');
-    if (!availableDocs().includes(name)) return reply.callNotFound();
-    return reply.type(MARKDOWN).send(readDoc(name, base));
+    const markdown = docsByName.get(request.params.name.replace(/\.md$/, ''));
+    if (markdown === undefined) return reply.callNotFound();
+    return reply.type(MARKDOWN).send(markdown);
   });
 
   app.get('/.well-known/agent-card.json', hidden, async () =>
