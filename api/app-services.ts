@@ -1,4 +1,5 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { Config } from './config.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
@@ -21,6 +22,8 @@ export interface AppServices {
   jobRunner: JobRunner;
   verifiers: CredentialVerifier[];
   registry: IntegrationRegistry;
+  /** The configured cluster, loaded once; undefined without KUBECONFIG or COLONY_IN_CLUSTER. */
+  kubeConfig: KubeConfig | undefined;
   /** Present when a cluster is configured; the office-manager API answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
   apiLimiter: RateLimiter;

@@ -1,9 +1,7 @@
 // Entry point of `npm start`: loads config, serves the API, shuts down gracefully on SIGTERM/SIGINT.
 
 import { type RunningController, runController } from '../controller/run-controller.ts';
-import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import { loadConfigOrExit } from './config.ts';
-import { loadKubeConfig } from './domain/status/kubernetes-probes.ts';
 import { buildServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -40,12 +38,14 @@ async function main(): Promise<void> {
     { baseUrl: config.baseUrl, environment: config.environment, database: config.database.kind },
     'colony api ready',
   );
+  // The controller reuses the cluster config and registry the server already loaded.
+  const { kubeConfig, registry } = app.colony;
   const k = config.kubernetes;
-  if (k.runController && (k.kubeconfig || k.inCluster) && !stopping) {
+  if (k.runController && kubeConfig && !stopping) {
     controller = await runController({
-      kc: loadKubeConfig(k),
-      registry: loadRegistry(config.integrationsDir),
-      lease: k.controllerLease ?? 'colony-system/colony-controller',
+      kc: kubeConfig,
+      registry,
+      lease: k.controllerLease,
       log: app.log,
       namespace: k.watchNamespace,
     });

@@ -163,6 +163,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobRunner,
     verifiers,
     registry,
+    kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,
     apiLimiter: new RateLimiter({
       bucket: 'api',

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const running = await runController({
     kc,
     registry,
-    lease: config.kubernetes.controllerLease ?? 'colony-system/colony-controller',
+    lease: config.kubernetes.controllerLease,
     log: app.log,
     namespace: config.kubernetes.watchNamespace,
   });

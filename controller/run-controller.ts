@@ -18,14 +18,17 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
+export const DEFAULT_CONTROLLER_LEASE = 'colony-system/colony-controller';
+
 export async function runController(opts: {
   kc: KubeConfig;
   registry: IntegrationRegistry;
-  lease: string;
+  /** `<namespace>/<name>` of the leader Lease; DEFAULT_CONTROLLER_LEASE when not configured. */
+  lease?: string | undefined;
   log: FastifyBaseLogger;
   namespace?: string | undefined;
 }): Promise<RunningController> {
-  const [namespace = 'colony-system', name = 'colony-controller'] = opts.lease.split('/');
+  const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
   const identity = `${hostname()}-${randomBytes(3).toString('hex')}`;
   await ensureNamespace(opts.kc, namespace, opts.log);
   let controller: ColonyController | undefined;
