@@ -1,6 +1,7 @@
 // Entry point of `npm start`: loads config, serves the API, shuts down gracefully on SIGTERM/SIGINT.
 
-import { type RunningController, runController } from '../controller/run-controller.ts';
+import { createControllerMetrics, registerControllerGauges } from '../controller/metrics.ts';
+import { controllerState, type RunningController, runController } from '../controller/run-controller.ts';
 import { loadConfigOrExit } from './config.ts';
 import { buildServer } from './server.ts';
 
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     'colony api ready',
   );
   // The controller reuses the cluster config and registry the server already loaded.
-  const { kubeConfig, registry } = app.colony;
+  const { kubeConfig, registry, metrics } = app.colony;
   const k = config.kubernetes;
   if (k.runController && kubeConfig && !stopping) {
     controller = await runController({
@@ -48,7 +49,10 @@ async function main(): Promise<void> {
       lease: k.controllerLease,
       log: app.log,
       namespace: k.watchNamespace,
+      metrics: createControllerMetrics(metrics.registry),
     });
+    // The in-process controller's metrics are served on the API's /metrics.
+    registerControllerGauges(metrics.registry, controllerState(controller));
   }
 }
 

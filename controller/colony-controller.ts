@@ -12,6 +12,7 @@ import type {
 import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import { API_VERSION } from './api/crds.ts';
+import type { ControllerMetrics } from './metrics.ts';
 import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
 import type { ClusterView } from './reconcilers/cluster-view.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
@@ -41,6 +42,7 @@ export interface ColonyControllerOptions {
   /** Watch one namespace only (namespaced mode); all namespaces when unset. */
   namespace?: string;
   onError?: (key: string, err: unknown) => void;
+  metrics?: ControllerMetrics;
 }
 
 const keyOf = (ns: string | undefined, name: string | undefined) =>
@@ -170,10 +172,12 @@ export class ColonyController {
     const workers = this.opts.workers ?? 2;
     this.running = [
       ...Array.from({ length: workers }, () =>
-        this.work(this.agents, (ns, n) => reconcileAgent(this.agentDeps, ns, n)),
+        this.work('agents', this.agents, (ns, n) => reconcileAgent(this.agentDeps, ns, n)),
       ),
       ...Array.from({ length: workers }, () =>
-        this.work(this.integrations, (ns, n) => reconcileIntegration(this.integrationDeps, ns, n)),
+        this.work('integrations', this.integrations, (ns, n) =>
+          reconcileIntegration(this.integrationDeps, ns, n),
+        ),
       ),
     ];
   }
@@ -191,6 +195,7 @@ export class ColonyController {
 
   /** One worker: take a key, reconcile it, retry with backoff on failure. */
   private async work(
+    queueName: string,
     queue: WorkQueue,
     reconcile: (ns: string, name: string) => Promise<void>,
   ): Promise<void> {
@@ -198,14 +203,18 @@ export class ColonyController {
       const key = await queue.get();
       if (key === undefined) return;
       const [ns = '', name = ''] = key.split('/');
+      const started = performance.now();
+      let ok = false;
       try {
         await reconcile(ns, name);
+        ok = true;
         queue.forget(key);
       } catch (err) {
         this.opts.onError?.(key, err);
         queue.addRateLimited(key);
       } finally {
         queue.done(key);
+        this.opts.metrics?.observeReconcile(queueName, (performance.now() - started) / 1000, ok);
       }
     }
   }

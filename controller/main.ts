@@ -1,53 +1,29 @@
 // Entry point of `npm run controller`: the operator alone, with /healthz, /readyz and /metrics.
 import Fastify from 'fastify';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadConfigOrExit } from '../api/config.ts';
 import { loadKubeConfig } from '../api/domain/status/kubernetes-probes.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
-import { runController } from './run-controller.ts';
+import { createControllerMetrics, registerControllerGauges } from './metrics.ts';
+import { controllerState, runController } from './run-controller.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('colony controller');
   const app = Fastify({ logger: { level: config.logLevel } });
   const registry = loadRegistry(config.integrationsDir);
   const kc = loadKubeConfig(config.kubernetes);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'colony_controller_' });
   const running = await runController({
     kc,
     registry,
     lease: config.kubernetes.controllerLease,
     log: app.log,
     namespace: config.kubernetes.watchNamespace,
+    metrics: createControllerMetrics(metrics),
   });
+  registerControllerGauges(metrics, controllerState(running));
 
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics, prefix: 'colony_controller_' });
-  new Gauge({
-    name: 'colony_controller_queue_depth',
-    help: 'Keys waiting in each work queue',
-    labelNames: ['queue'],
-    registers: [metrics],
-    collect() {
-      const c = running.current();
-      this.set({ queue: 'agents' }, c?.agents.length ?? 0);
-      this.set({ queue: 'integrations' }, c?.integrations.length ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'colony_controller_leader',
-    help: '1 while this replica holds the leader Lease',
-    registers: [metrics],
-    collect() {
-      this.set(running.isLeader() ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'colony_controller_api_writes',
-    help: 'API writes (applies and status writes) by the current leadership term',
-    registers: [metrics],
-    collect() {
-      this.set(running.current()?.writes ?? 0);
-    },
-  });
   app.get('/healthz', async () => ({ status: 'ok', identity: running.identity }));
   app.get('/readyz', async (_request, reply) =>
     running.isReady()

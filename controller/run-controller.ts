@@ -7,6 +7,8 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import { ColonyController } from './colony-controller.ts';
+import type { ControllerMetrics, ControllerState } from './metrics.ts';
+import { countingKubeConfig } from './runtime/counting-kube-config.ts';
 import { LeaderElector } from './runtime/leader-election.ts';
 
 export interface RunningController {
@@ -18,6 +20,15 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
+/** What the scrape-time gauges read from a running controller. */
+export function controllerState(running: RunningController): ControllerState {
+  return {
+    queueDepth: (queue) => running.current()?.[queue].length ?? 0,
+    isLeader: () => running.isLeader(),
+    writes: () => running.current()?.writes ?? 0,
+  };
+}
+
 export const DEFAULT_CONTROLLER_LEASE = 'colony-system/colony-controller';
 
 export async function runController(opts: {
@@ -27,24 +38,29 @@ export async function runController(opts: {
   lease?: string | undefined;
   log: FastifyBaseLogger;
   namespace?: string | undefined;
+  metrics?: ControllerMetrics | undefined;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
+  const metrics = opts.metrics;
+  // Every request of this replica, leader election included, is counted when metrics are wanted.
+  const kc = metrics ? countingKubeConfig(opts.kc, (l) => metrics.countRequest(l)) : opts.kc;
   const identity = `${hostname()}-${randomBytes(3).toString('hex')}`;
-  await ensureNamespace(opts.kc, namespace, opts.log);
+  await ensureNamespace(kc, namespace, opts.log);
   let controller: ColonyController | undefined;
   let starting: Promise<void> | undefined;
   const elector = new LeaderElector({
-    kc: opts.kc,
+    kc,
     namespace,
     name,
     identity,
     onStartedLeading: () => {
       opts.log.info({ identity, lease: opts.lease }, 'leading: starting the controller');
       const c = new ColonyController({
-        kc: opts.kc,
+        kc,
         registry: opts.registry,
         identity,
         ...(opts.namespace ? { namespace: opts.namespace } : {}),
+        ...(metrics ? { metrics } : {}),
         onError: (key, err) =>
           opts.log.warn({ key, err: (err as Error).message }, 'reconcile failed; retrying with backoff'),
       });
