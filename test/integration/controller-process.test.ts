@@ -60,7 +60,9 @@ describe('the controller process (controller/main.ts)', () => {
       expect(metrics).toMatch(/kubernetes_requests_total\{verb="list",resource="agentbindings"\} [1-9]/);
       expect(metrics).toMatch(/kubernetes_requests_total\{verb="watch",resource="agentbindings"\} [1-9]/);
       expect(metrics).toMatch(/kubernetes_requests_total\{verb="(create|update)",resource="leases"\} [1-9]/);
-      expect(metrics).toMatch(/kubernetes_requests_total\{verb="(apply|patch)",resource="agentbindings\/status"\} [1-9]/);
+      expect(metrics).toMatch(
+        /kubernetes_requests_total\{verb="(apply|patch)",resource="agentbindings\/status"\} [1-9]/,
+      );
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(await holder()).toBeUndefined();

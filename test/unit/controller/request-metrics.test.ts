@@ -14,8 +14,18 @@ describe('requestLabels', () => {
     ['GET', '/api/v1/namespaces/office-acme', 'get', 'namespaces'],
     ['GET', '/api/v1/namespaces', 'list', 'namespaces'],
     ['POST', '/apis/events.k8s.io/v1/namespaces/x/events', 'create', 'events'],
-    ['PUT', '/apis/coordination.k8s.io/v1/namespaces/colony-system/leases/colony-controller', 'update', 'leases'],
-    ['PATCH', '/apis/colony.ai/v1alpha1/namespaces/x/integrations/openai/status', 'patch', 'integrations/status'],
+    [
+      'PUT',
+      '/apis/coordination.k8s.io/v1/namespaces/colony-system/leases/colony-controller',
+      'update',
+      'leases',
+    ],
+    [
+      'PATCH',
+      '/apis/colony.ai/v1alpha1/namespaces/x/integrations/openai/status',
+      'patch',
+      'integrations/status',
+    ],
     ['DELETE', '/apis/apps/v1/namespaces/x/deployments/tailscale', 'delete', 'deployments'],
     ['GET', '/apis/apps/v1', 'get', 'discovery'],
   ])('%s %s is %s %s', (method, path, verb, resource) => {
