@@ -35,6 +35,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (app.managerServer && config.managerPort !== undefined)
+    await app.managerServer.listen({ port: config.managerPort, host: config.host });
   app.log.info(
     { baseUrl: config.baseUrl, environment: config.environment, database: config.database.kind },
     'colony api ready',

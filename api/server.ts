@@ -26,6 +26,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
+import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
@@ -107,8 +108,7 @@ function buildProbes(
 
 export async function buildServer(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const now = opts.now ?? Date.now;
-  const app = Fastify({
-    logger: opts.logger ?? loggerOptions(config),
+  const listenerOptions = {
     genReqId: requestIdFrom,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
@@ -117,6 +117,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+  } satisfies FastifyServerOptions;
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(config),
+    ...listenerOptions,
     return503OnClosing: true,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -177,6 +181,16 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
   };
   app.decorate('colony', services);
+  const manager =
+    config.managerPort === undefined
+      ? undefined
+      : await buildManagerServer({
+          services,
+          log: app.log.child({ listener: 'office-manager' }),
+          base: listenerOptions,
+          validateResponses: opts.validateResponses ?? false,
+        });
+  app.decorate('managerServer', manager);
 
   let closing = false;
   app.addHook('onRequest', (request, reply, done) => {
@@ -190,6 +204,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     closing = true;
   });
   app.addHook('onClose', async () => {
+    await manager?.close();
     await jobRunner.stop();
     await store.close?.();
     if (!opts.storage) await storage.close();

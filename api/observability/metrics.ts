@@ -38,7 +38,7 @@ export function createMetrics(): Metrics {
 }
 
 /** Times every request by its route template (never the raw URL, which would explode cardinality). */
-export function instrumentRequests(app: FastifyInstance, metrics: Metrics): void {
+export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
     metrics.httpDuration.observe(
       request.method,
@@ -48,6 +48,11 @@ export function instrumentRequests(app: FastifyInstance, metrics: Metrics): void
     );
     done();
   });
+}
+
+/** Request timing plus the /metrics route that serves the registry. */
+export function instrumentRequests(app: FastifyInstance, metrics: Metrics): void {
+  observeRequests(app, metrics);
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();

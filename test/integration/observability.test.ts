@@ -97,11 +97,33 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** With COLONY_MANAGER_PORT the office-manager API answers there only, in its own problem+json. */
+async function expectManagerApiOnItsOwnPort(port: number, managerPort: number): Promise<void> {
+  const path = '/api/v1/offices/acme/integrations/openai/secret';
+  const post = (p: number) =>
+    fetch(`http://127.0.0.1:${p}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { OPENAI_API_KEY: 'sk-x' } }),
+    });
+  const onPublic = await post(port);
+  expect(onPublic.status).toBe(404);
+  expect(onPublic.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const onManager = await post(managerPort);
+  expect(onManager.status).toBe(401);
+  expect(onManager.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(onManager.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  expect(onManager.headers.get('x-ratelimit-limit')).not.toBeNull();
+  // The manager listener serves nothing else.
+  expect((await fetch(`http://127.0.0.1:${managerPort}/api/v1/pricing`)).status).toBe(404);
+}
+
 describe('the server process (api/main.ts)', () => {
   const main = new URL('../../api/main.ts', import.meta.url).pathname;
 
   it('serves on its port, keeps secrets out of its logs and exits 0 after SIGTERM', async () => {
     const port = await freePort();
+    const managerPort = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'colony-proc-'));
     const child = spawn(process.execPath, [main], {
       env: {
@@ -110,6 +132,7 @@ describe('the server process (api/main.ts)', () => {
         KUBECONFIG: '',
         COLONY_RUN_CONTROLLER: 'false',
         PORT: String(port),
+        COLONY_MANAGER_PORT: String(managerPort),
         HOST: '127.0.0.1',
         COLONY_DATA_DIR: dataDir,
         LOG_LEVEL: 'info',
@@ -129,6 +152,7 @@ describe('the server process (api/main.ts)', () => {
       }
       expect(answer?.status).toBe(200);
       await fetch(`http://127.0.0.1:${port}/api/v1/me?access_token=secret-in-url`);
+      await expectManagerApiOnItsOwnPort(port, managerPort);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const lines = logs
