@@ -86,7 +86,8 @@ const bindingStatus = async (name: string) =>
 beforeAll(async () => {
   await installCrds();
   ns = await withNamespace('office-ctl');
-  controller = new ColonyController({ kc: kubeConfig(), registry, resyncMs: 0 });
+  // Scoped to this file's namespace: other files run controllers of their own in parallel.
+  controller = new ColonyController({ kc: kubeConfig(), registry, resyncMs: 0, namespace: ns.name });
   await controller.start();
 });
 afterAll(async () => {

@@ -1,11 +1,11 @@
 // The controller process (`npm run controller`): it takes the Lease, serves health and metrics,
 // and hands the Lease back when it is stopped.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
-import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
+import { startControllerProcess } from '../support/controller-process.ts';
+import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 
 describe('the controller process (controller/main.ts)', () => {
@@ -14,20 +14,7 @@ describe('the controller process (controller/main.ts)', () => {
     // Namespaced mode on a namespace of its own keeps it off the other tests' objects.
     const ns = await withNamespace('colony-ctl');
     const lease = `colony-ctl-${randomBytes(3).toString('hex')}`;
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, [new URL('../../controller/main.ts', import.meta.url).pathname], {
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfigPath(),
-        COLONY_CONTROLLER_LEASE: `colony-system/${lease}`,
-        COLONY_WATCH_NAMESPACE: ns.name,
-        COLONY_CONTROLLER_PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const controller = await startControllerProcess({ namespace: ns.name, lease: `colony-system/${lease}` });
     const leases = kubeConfig().makeApiClient(CoordinationV1Api);
     const holder = async () =>
       (await leases.readNamespacedLease({ name: lease, namespace: 'colony-system' }).catch(() => undefined))
@@ -35,10 +22,11 @@ describe('the controller process (controller/main.ts)', () => {
     try {
       await eventually(async () => (await holder()) !== undefined, 20_000);
       const ready = await eventually(async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-        return res?.status === 200 ? res.json() : undefined;
+        const r = await controller.ready();
+        return r?.status === 'ok' ? r : undefined;
       }, 20_000);
       expect(ready).toEqual({ status: 'ok', leader: true });
+      expect(await holder()).toBe(await controller.identity());
       // A binding for an agent that does not exist yet: one reconcile that reports WorkloadNotFound.
       await new OfficeCluster(kubeConfig()).saveBinding(
         ns.name,
@@ -46,9 +34,8 @@ describe('the controller process (controller/main.ts)', () => {
         { agentName: 'ghost', integrationId: 'openai', secretName: 'openai-acme', enabled: true },
         'acme',
       );
-      const scrape = () => fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
       const metrics = await eventually(async () => {
-        const text = await scrape();
+        const text = await controller.metrics();
         return /reconcile_duration_seconds_count\{queue="agents",result="success"\} [1-9]/.test(text)
           ? text
           : undefined;
@@ -63,11 +50,11 @@ describe('the controller process (controller/main.ts)', () => {
       expect(metrics).toMatch(
         /kubernetes_requests_total\{verb="(apply|patch)",resource="agentbindings\/status"\} [1-9]/,
       );
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      controller.child.kill('SIGTERM');
+      expect(await controller.exited).toBe(0);
       expect(await holder()).toBeUndefined();
     } finally {
-      child.kill('SIGKILL');
+      controller.child.kill('SIGKILL');
       await ns.dispose();
     }
   });

@@ -1,11 +1,11 @@
 // Health, readiness, metrics, ETags, and the server process itself: start, serve, shut down on SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pricingSchema, skillsPageSchema } from '../../api/public/schemas.ts';
+import { freePort } from '../support/controller-process.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { postgresUrl } from '../support/storage-targets.ts';
 
@@ -81,17 +81,6 @@ describe('the whole server on PostgreSQL', () => {
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,0 +1,58 @@
+// Runs `npm run controller` (controller/main.ts) as a real child process against the test cluster,
+// scoped to one namespace, so tests can kill it, restart it and run two of them for failover.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { kubeconfigPath } from './kube.ts';
+
+export interface ControllerProcess {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<number | null>;
+  /** The /healthz identity, which is the Lease holder identity while it leads. */
+  identity(): Promise<string>;
+  ready(): Promise<{ status: string; leader?: boolean } | undefined>;
+  metrics(): Promise<string>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startControllerProcess(opts: {
+  namespace: string;
+  lease: string;
+}): Promise<ControllerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [new URL('../../controller/main.ts', import.meta.url).pathname], {
+    env: {
+      ...process.env,
+      KUBECONFIG: kubeconfigPath(),
+      COLONY_CONTROLLER_LEASE: opts.lease,
+      COLONY_WATCH_NAMESPACE: opts.namespace,
+      COLONY_CONTROLLER_PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    port,
+    exited,
+    identity: async () => ((await (await fetch(`${base}/healthz`)).json()) as { identity: string }).identity,
+    ready: async () => {
+      const res = await fetch(`${base}/readyz`).catch(() => undefined);
+      return res ? ((await res.json()) as { status: string; leader?: boolean }) : undefined;
+    },
+    metrics: async () => (await fetch(`${base}/metrics`)).text(),
+  };
+}
