@@ -38,6 +38,8 @@ export const envSchema = z.object({
   COLONY_IN_CLUSTER: booleanish.default(false),
   COLONY_RUN_CONTROLLER: booleanish.default(true),
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
+  COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
+  COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -60,6 +62,10 @@ export interface Config {
     runController: boolean;
     /** Namespaced mode: the controller watches only this namespace. */
     watchNamespace: string | undefined;
+    /** Every cached object is reconciled again this often, catching anything a watch missed. */
+    resyncSeconds: number;
+    /** Concurrent reconciles per queue. */
+    workers: number;
   };
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
@@ -115,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       controllerLease: e.COLONY_CONTROLLER_LEASE,
       runController: e.COLONY_RUN_CONTROLLER,
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
+      resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
+      workers: e.COLONY_CONTROLLER_WORKERS,
     },
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),

@@ -51,6 +51,8 @@ async function main(): Promise<void> {
       lease: k.controllerLease,
       log: app.log,
       namespace: k.watchNamespace,
+      resyncSeconds: k.resyncSeconds,
+      workers: k.workers,
       metrics: createControllerMetrics(metrics.registry),
     });
     // The in-process controller's metrics are served on the API's /metrics.

@@ -20,6 +20,8 @@ async function main(): Promise<void> {
     lease: config.kubernetes.controllerLease,
     log: app.log,
     namespace: config.kubernetes.watchNamespace,
+    resyncSeconds: config.kubernetes.resyncSeconds,
+    workers: config.kubernetes.workers,
     metrics: createControllerMetrics(metrics),
   });
   registerControllerGauges(metrics, controllerState(running));

@@ -13,6 +13,7 @@ export interface ControllerState {
   queueDepth(queue: 'agents' | 'integrations'): number;
   isLeader(): boolean;
   writes(): number;
+  cachedObjects(): number;
 }
 
 export function createControllerMetrics(registry: Registry): ControllerMetrics {
@@ -64,6 +65,14 @@ export function registerControllerGauges(registry: Registry, state: ControllerSt
     registers: [registry],
     collect() {
       this.set(state.isLeader() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'colony_controller_cached_objects',
+    help: 'Objects held in the informer caches',
+    registers: [registry],
+    collect() {
+      this.set(state.cachedObjects());
     },
   });
   new Gauge({

@@ -26,6 +26,7 @@ export function controllerState(running: RunningController): ControllerState {
     queueDepth: (queue) => running.current()?.[queue].length ?? 0,
     isLeader: () => running.isLeader(),
     writes: () => running.current()?.writes ?? 0,
+    cachedObjects: () => running.current()?.cachedObjects ?? 0,
   };
 }
 
@@ -39,6 +40,8 @@ export async function runController(opts: {
   log: FastifyBaseLogger;
   namespace?: string | undefined;
   metrics?: ControllerMetrics | undefined;
+  resyncSeconds?: number | undefined;
+  workers?: number | undefined;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
   const metrics = opts.metrics;
@@ -61,6 +64,8 @@ export async function runController(opts: {
         identity,
         ...(opts.namespace ? { namespace: opts.namespace } : {}),
         ...(metrics ? { metrics } : {}),
+        ...(opts.resyncSeconds ? { resyncMs: opts.resyncSeconds * 1000 } : {}),
+        ...(opts.workers ? { workers: opts.workers } : {}),
         onError: (key, err) =>
           opts.log.warn({ key, err: (err as Error).message }, 'reconcile failed; retrying with backoff'),
       });

@@ -21,10 +21,32 @@ export interface ClusterView {
   services: Informer<V1Service>;
 }
 
-const inNamespace = (ns: string) => (o: KubernetesObject) => o.metadata?.namespace === ns;
+// Reconcilers look objects up by these keys on every pass; indexes keep that O(1) at any scale.
+const BY_AGENT = 'agent';
+const BY_SECRET = 'secret';
+const nsKey = (o: KubernetesObject, value: string | undefined) =>
+  value ? [`${o.metadata?.namespace}/${value}`] : [];
+
+/** Registers the indexes the lookups below use; call once, before the informers start. */
+export function indexClusterView(view: ClusterView): void {
+  view.bindings.addIndex(BY_AGENT, (b) => nsKey(b, b.spec.agentName));
+  view.bindings.addIndex(BY_SECRET, (b) => nsKey(b, b.spec.secretName));
+  view.integrations.addIndex(BY_SECRET, (i) => nsKey(i, i.spec.secretName));
+  const byAgentLabel = (o: KubernetesObject) => nsKey(o, o.metadata?.labels?.[LABEL_AGENT]);
+  view.statefulSets.addIndex(BY_AGENT, byAgentLabel);
+  view.deployments.addIndex(BY_AGENT, byAgentLabel);
+}
 
 export function bindingsOfAgent(view: ClusterView, ns: string, agentName: string): AgentBindingObject[] {
-  return view.bindings.list().filter((b) => inNamespace(ns)(b) && b.spec.agentName === agentName);
+  return view.bindings.byIndex(BY_AGENT, `${ns}/${agentName}`);
+}
+
+export function bindingsOfSecret(view: ClusterView, ns: string, secretName: string): AgentBindingObject[] {
+  return view.bindings.byIndex(BY_SECRET, `${ns}/${secretName}`);
+}
+
+export function integrationsOfSecret(view: ClusterView, ns: string, secretName: string): IntegrationObject[] {
+  return view.integrations.byIndex(BY_SECRET, `${ns}/${secretName}`);
 }
 
 export function agentWorkload(
@@ -32,11 +54,10 @@ export function agentWorkload(
   ns: string,
   agentName: string,
 ): { kind: 'Deployment' | 'StatefulSet'; obj: V1Deployment | V1StatefulSet } | undefined {
-  const labelled = (o: KubernetesObject) =>
-    inNamespace(ns)(o) && o.metadata?.labels?.[LABEL_AGENT] === agentName;
-  const sts = view.statefulSets.list().find(labelled);
+  const key = `${ns}/${agentName}`;
+  const sts = view.statefulSets.byIndex(BY_AGENT, key)[0];
   if (sts) return { kind: 'StatefulSet', obj: sts };
-  const dep = view.deployments.list().find(labelled);
+  const dep = view.deployments.byIndex(BY_AGENT, key)[0];
   return dep ? { kind: 'Deployment', obj: dep } : undefined;
 }
 
@@ -45,5 +66,5 @@ export function integrationForSecret(
   ns: string,
   secretName: string,
 ): IntegrationObject | undefined {
-  return view.integrations.list().find((i) => inNamespace(ns)(i) && i.spec.secretName === secretName);
+  return integrationsOfSecret(view, ns, secretName)[0];
 }

@@ -11,7 +11,7 @@ import { registrationEntry, sameRegistration } from '../render/registration.ts';
 import type { Applier } from '../runtime/apply.ts';
 import { type NewCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
-import type { ClusterView } from './cluster-view.ts';
+import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';
 
 export interface IntegrationDeps {
   view: ClusterView;
@@ -41,9 +41,8 @@ function decide(deps: IntegrationDeps, i: IntegrationObject) {
   const ns = i.metadata?.namespace ?? '';
   const manifest = deps.registry.get(i.spec.integrationId);
   const secret = deps.view.secrets.get(`${ns}/${i.spec.secretName}`);
-  const enabledAgents = deps.view.bindings
-    .list()
-    .filter((b) => b.metadata?.namespace === ns && b.spec.secretName === i.spec.secretName && b.spec.enabled)
+  const enabledAgents = bindingsOfSecret(deps.view, ns, i.spec.secretName)
+    .filter((b) => b.spec.enabled)
     .map((b) => b.spec.agentName)
     .sort();
   const missing =

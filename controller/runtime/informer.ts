@@ -36,6 +36,9 @@ class GoneError extends Error {}
 
 export class Informer<T extends KubernetesObject> {
   private readonly cache = new Map<string, T>();
+  /** Secondary indexes: index name -> value -> cache key -> object (client-go's Indexer). */
+  private readonly indexers = new Map<string, (obj: T) => string[]>();
+  private readonly indices = new Map<string, Map<string, Map<string, T>>>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
   private resourceVersion = '';
@@ -62,6 +65,53 @@ export class Informer<T extends KubernetesObject> {
 
   get(key: string): T | undefined {
     return this.cache.get(key);
+  }
+
+  /** Maintains an index of the cache by the values `fn` returns; add indexes before start(). */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    this.indexers.set(name, fn);
+    const index = new Map<string, Map<string, T>>();
+    this.indices.set(name, index);
+    for (const [key, obj] of this.cache) this.indexOne(index, fn, key, obj);
+  }
+
+  /** Cached objects whose index `name` holds `value`, without scanning the cache. */
+  byIndex(name: string, value: string): T[] {
+    const index = this.indices.get(name);
+    if (!index) throw new Error(`no index ${name} on this informer`);
+    const hits = index.get(value);
+    return hits ? [...hits.values()] : [];
+  }
+
+  private indexOne(index: Map<string, Map<string, T>>, fn: (obj: T) => string[], key: string, obj: T) {
+    for (const value of fn(obj)) {
+      let hits = index.get(value);
+      if (!hits) {
+        hits = new Map();
+        index.set(value, hits);
+      }
+      hits.set(key, obj);
+    }
+  }
+
+  private store(key: string, obj: T): void {
+    this.unstore(key);
+    this.cache.set(key, obj);
+    for (const [name, fn] of this.indexers) this.indexOne(this.indices.get(name) ?? new Map(), fn, key, obj);
+  }
+
+  private unstore(key: string): void {
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    for (const [name, fn] of this.indexers) {
+      const index = this.indices.get(name);
+      for (const value of fn(old)) {
+        const hits = index?.get(value);
+        hits?.delete(key);
+        if (hits?.size === 0) index?.delete(value);
+      }
+    }
   }
 
   list(): T[] {
@@ -140,7 +190,7 @@ export class Informer<T extends KubernetesObject> {
     const fresh = new Map(items.map((o) => [keyOf(o), o]));
     for (const [key, old] of this.cache) {
       if (!fresh.has(key)) {
-        this.cache.delete(key);
+        this.unstore(key);
         for (const h of this.handlers) h.delete?.(old);
       }
     }
@@ -183,12 +233,12 @@ export class Informer<T extends KubernetesObject> {
   private apply(phase: WatchPhase, key: string, obj: T): void {
     const old = this.cache.get(key);
     if (phase === 'DELETED') {
-      this.cache.delete(key);
+      this.unstore(key);
       for (const h of this.handlers) h.delete?.(obj);
       return;
     }
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
-    this.cache.set(key, obj);
+    this.store(key, obj);
     for (const h of this.handlers) {
       if (old) h.update?.(obj, old);
       else h.add?.(obj);

@@ -1,14 +1,38 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
-// Set BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS to trade precision for time.
+// BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
+// precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
+// _CACHED and _TOGGLES size the controller benchmark.
+import { benchController } from './controller.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 3);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const seconds = env('BENCH_SECONDS', 3);
+const connections = env('BENCH_CONNECTIONS', 32);
+const rounds = env('BENCH_ROUNDS', 6);
 
-const results: Record<string, boolean> = {};
-results['public-read'] = await benchPublicRead({ seconds, connections, rounds });
+const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
+  'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  controller: () =>
+    benchController({
+      offices: env('BENCH_CONTROLLER_OFFICES', 100),
+      agentsPerOffice: env('BENCH_CONTROLLER_AGENTS', 10),
+      cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
+      toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
+    }),
+};
+
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const unknown = only?.filter((name) => !(name in benches)) ?? [];
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
+  process.exit(64);
+}
+
+const results: Record<string, boolean | 'skipped'> = {};
+for (const [name, run] of Object.entries(benches)) {
+  if (!only || only.includes(name)) results[name] = await run();
+}
 
 console.log('\n## Summary');
-for (const [name, ok] of Object.entries(results))
-  console.log(`${name}: ${ok ? 'target met' : 'target not met'}`);
+for (const [name, r] of Object.entries(results))
+  console.log(`${name}: ${r === 'skipped' ? 'skipped' : r ? 'target met' : 'target not met'}`);

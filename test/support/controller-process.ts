@@ -26,20 +26,25 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startControllerProcess(opts: {
-  namespace: string;
+  /** Namespaced mode; the whole cluster when omitted. */
+  namespace?: string;
   lease: string;
+  env?: Record<string, string>;
 }): Promise<ControllerProcess> {
   const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KUBECONFIG: kubeconfigPath(),
+    COLONY_CONTROLLER_LEASE: opts.lease,
+    COLONY_CONTROLLER_PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
+  if (opts.namespace) env.COLONY_WATCH_NAMESPACE = opts.namespace;
+  else delete env.COLONY_WATCH_NAMESPACE;
   const child = spawn(process.execPath, [new URL('../../controller/main.ts', import.meta.url).pathname], {
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfigPath(),
-      COLONY_CONTROLLER_LEASE: opts.lease,
-      COLONY_WATCH_NAMESPACE: opts.namespace,
-      COLONY_CONTROLLER_PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
+    env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

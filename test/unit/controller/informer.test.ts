@@ -105,3 +105,38 @@ describe('Informer', () => {
     inf.stop();
   });
 });
+
+describe('Informer indexes', () => {
+  const labelled = (name: string, rv: string, team: string): KubernetesObject => ({
+    metadata: { name, namespace: 'ns', resourceVersion: rv, labels: { team } },
+  });
+
+  it('finds objects by index value and keeps the index in step with updates, deletes and relists', async () => {
+    const { source } = scripted(
+      [[labelled('a', '1', 'red'), labelled('b', '2', 'red')], [labelled('a', '5', 'blue')]],
+      [
+        (emit, done) => {
+          emit('MODIFIED', labelled('b', '3', 'blue'));
+          emit('ADDED', labelled('c', '4', 'red'));
+          // A 410 makes the informer relist: b and c disappear, a moves to blue.
+          emit('ERROR', { code: 410, metadata: {} });
+          done(undefined);
+        },
+      ],
+    );
+    const inf = new Informer(source);
+    inf.addIndex('team', (o) => [o.metadata?.labels?.team ?? '']);
+    const names = (team: string) =>
+      inf
+        .byIndex('team', team)
+        .map((o) => o.metadata?.name)
+        .sort();
+    inf.start();
+    await inf.waitForSync();
+    await eventually(async () => inf.lists === 2);
+    inf.stop();
+    expect(names('blue')).toEqual(['a']);
+    expect(names('red')).toEqual([]);
+    expect(() => inf.byIndex('nope', 'x')).toThrow(/no index nope/);
+  });
+});

@@ -1,6 +1,7 @@
 // How the controller names its Kubernetes API requests and records reconciles in Prometheus.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { worthReconciling } from '../../../controller/colony-controller.ts';
 import { createControllerMetrics } from '../../../controller/metrics.ts';
 import { requestLabels } from '../../../controller/runtime/request-labels.ts';
 
@@ -55,5 +56,27 @@ describe('createControllerMetrics', () => {
     expect(text).toMatch(/reconcile_errors_total\{queue="integrations"\} 1/);
     expect(text).toMatch(/reconcile_duration_seconds_count\{queue="agents",result="success"\} 1/);
     expect(text).toMatch(/reconcile_duration_seconds_count\{queue="agents",result="error"\} 1/);
+  });
+});
+
+describe('worthReconciling', () => {
+  const base = {
+    metadata: { name: 'a', generation: 2, labels: { x: '1' }, annotations: { y: '1' }, resourceVersion: '7' },
+  };
+  it('skips status-only updates and keeps spec, label, annotation and deletion changes', () => {
+    const statusOnly = {
+      ...base,
+      metadata: { ...base.metadata, resourceVersion: '8' },
+      status: { ok: true },
+    };
+    expect(worthReconciling(statusOnly, base)).toBe(false);
+    expect(worthReconciling({ metadata: { ...base.metadata, generation: 3 } }, base)).toBe(true);
+    expect(worthReconciling({ metadata: { ...base.metadata, labels: { x: '2' } } }, base)).toBe(true);
+    expect(worthReconciling({ metadata: { ...base.metadata, annotations: {} } }, base)).toBe(true);
+    expect(worthReconciling({ metadata: { ...base.metadata, deletionTimestamp: new Date(0) } }, base)).toBe(
+      true,
+    );
+    // A periodic resync hands over the same object: it always counts.
+    expect(worthReconciling(base, base)).toBe(true);
   });
 });
