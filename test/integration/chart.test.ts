@@ -1,7 +1,9 @@
 // The Helm chart's checks, against the real control plane: helm lint, ct lint (offline), actionlint
 // on the workflows, manifests/ freshness, schema validation, a server-side dry-run of everything the
 // chart renders, the RBAC it grants, and install of the previous chart version + upgrade + helm test.
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppsV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartDir, helm, helmTools, repoRoot, run, setJson, uniqueName } from '../support/helm.ts';
@@ -9,6 +11,31 @@ import { kubeConfig, kubeconfigPath, kubectlPath } from '../support/kube.ts';
 
 const previousDir = `${repoRoot}charts/previous`;
 const ciValues = readdirSync(`${chartDir}/ci`).map((f) => `${chartDir}/ci/${f}`);
+
+let unpacked: string | undefined;
+/** The previous release's package, unpacked once into a temporary directory. */
+function previousUnpacked(): string {
+  if (unpacked) return unpacked;
+  const dir = mkdtempSync(join(tmpdir(), 'colony-previous-'));
+  const tgz = readdirSync(previousDir).find((f) => f.endsWith('.tgz'));
+  if (!tgz) throw new Error(`no packaged chart in ${previousDir}`);
+  ok(run('tar', ['-xzf', `${previousDir}/${tgz}`, '-C', dir]), 'tar');
+  unpacked = dir;
+  return dir;
+}
+
+/** Files (but Chart.yaml, which helm package rewrites) that differ between the chart and the release. */
+function chartDiffersFromPrevious(): string[] {
+  const released = `${previousUnpacked()}/colony`;
+  const files = (root: string): string[] =>
+    readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => join(d.parentPath, d.name).slice(root.length + 1))
+      .filter((f) => f !== 'Chart.yaml' && !f.startsWith('ci/') && f !== '.helmignore');
+  const all = new Set([...files(chartDir), ...files(released)]);
+  const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined);
+  return [...all].filter((f) => read(`${chartDir}/${f}`) !== read(`${released}/${f}`)).sort();
+}
 
 function ok(r: { ok: boolean; stdout: string; stderr: string }, what: string): string {
   if (!r.ok) throw new Error(`${what} failed:\n${r.stderr}\n${r.stdout}`);
@@ -37,6 +64,17 @@ describe('the chart passes its linters', () => {
 
   it('actionlint finds nothing in the GitHub workflows', () => {
     ok(run(helmTools().actionlint, ['-color=false']), 'actionlint');
+  });
+
+  it('bumps the chart version whenever the chart differs from the previous release (charts/previous)', () => {
+    // ct's version-increment check needs a git remote; this one compares with the packaged release.
+    const changed = chartDiffersFromPrevious();
+    const version = (file: string) => /^version:\s*(\S+)/m.exec(readFileSync(file, 'utf8'))?.[1];
+    const current = version(`${chartDir}/Chart.yaml`);
+    const released = version(`${previousUnpacked()}/colony/Chart.yaml`);
+    if (changed.length > 0)
+      expect(current, `changed since ${released}: ${changed.join(', ')}`).not.toBe(released);
+    else expect(current).toBe(released);
   });
 
   it('manifests/ is what the chart renders (scripts/generate-manifests.sh --check)', () => {
