@@ -4,7 +4,7 @@
 #   yamllint and yamale (ct's linters) from PyPI into a virtualenv.
 # Nothing comes from release pages. A second run only checks stamps and returns at once.
 # Output (stdout, one per line, shell-sourceable): HELM=… CT=… ACTIONLINT=… YAMLLINT=… YAMALE=…
-# CT_CHART_SCHEMA=… (ct's own chart_schema.yaml, which `go install` does not place next to ct) and
+# CT_CHART_SCHEMA=… (ct's own chart_schema.yaml, which only ct's release archive ships) and
 # finally HELM_TOOLS_BIN=<dir> (put it on PATH: ct runs helm, yamllint and yamale from there).
 set -euo pipefail
 
@@ -18,6 +18,9 @@ COLONY_CACHE="${COLONY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/colony}"
 tools="$COLONY_CACHE/helm-tools"
 bin="$tools/bin"
 mkdir -p "$bin" "$tools/logs"
+# One installer at a time (test files may call this concurrently on a fresh machine).
+exec 9>"$tools/.lock"
+flock 9
 
 log() { printf '[helm-tools] %s\n' "$*" >&2; }
 GO="${GO:-$(command -v /usr/local/go/bin/go || command -v go || true)}"

@@ -82,7 +82,7 @@ describe('the chart passes its linters', () => {
   });
 });
 
-describe('values.schema.json', () => {
+describe('values the chart refuses (values.schema.json and template guards)', () => {
   const template = (values: Record<string, unknown>) =>
     run(helmTools().helm, ['template', 'x', chartDir, ...setJson(values)]);
 
@@ -93,6 +93,9 @@ describe('values.schema.json', () => {
     [{ 'secrets.bootstrapToken': 'short' }, 'bootstrapToken'],
     [{ 'secrets.databaseUrl': 'mysql://x' }, 'databaseUrl'],
     [{ 'api.rateLimit.store': 'etcd' }, 'store'],
+    [{ 'api.rateLimit.store': 'redis' }, 'secrets.redisUrl'],
+    [{ 'api.rateLimit.store': 'postgres' }, 'secrets.databaseUrl'],
+    [{ 'api.persistence.enabled': true, 'api.replicas': 2 }, 'api.replicas=1'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
