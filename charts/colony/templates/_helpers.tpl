@@ -1,0 +1,135 @@
+{{/* Names, labels and small shared pieces of the Colony chart. */}}
+
+{{- define "colony.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "colony.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "colony.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels on every object; "component" is controller, api or test. */}}
+{{- define "colony.labels" -}}
+helm.sh/chart: {{ include "colony.chart" .root }}
+{{ include "colony.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: colony
+{{- end -}}
+
+{{/* Selector labels: never change them between chart versions (Deployment selectors are immutable). */}}
+{{- define "colony.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "colony.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "colony.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "colony.controllerServiceAccount" -}}
+{{- if .Values.serviceAccounts.controller.create -}}
+{{- default (printf "%s-controller" (include "colony.fullname" .)) .Values.serviceAccounts.controller.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccounts.controller.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "colony.apiServiceAccount" -}}
+{{- if .Values.serviceAccounts.api.create -}}
+{{- default (printf "%s-api" (include "colony.fullname" .)) .Values.serviceAccounts.api.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccounts.api.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "colony.leaseName" -}}
+{{- default (printf "%s-controller" (include "colony.fullname" .)) .Values.controller.leaseName -}}
+{{- end -}}
+
+{{/* COLONY_CONTROLLER_LEASE: <namespace>/<name> of the controller's leader Lease. */}}
+{{- define "colony.lease" -}}
+{{- printf "%s/%s" .Release.Namespace (include "colony.leaseName" .) -}}
+{{- end -}}
+
+{{- define "colony.secretName" -}}
+{{- default (include "colony.fullname" .) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{- define "colony.apiBaseUrl" -}}
+{{- if .Values.api.baseUrl -}}
+{{- .Values.api.baseUrl -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.hosts -}}
+{{- $host := (first .Values.ingress.hosts).host -}}
+{{- printf "%s://%s" (ternary "https" "http" (gt (len .Values.ingress.tls) 0)) $host -}}
+{{- else -}}
+{{- printf "http://%s-api.%s.svc" (include "colony.fullname" .) .Release.Namespace -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Either one ClusterRole for all namespaces, or a Role in the watched namespace. */}}
+{{- define "colony.scopedRoleKind" -}}
+{{- ternary "Role" "ClusterRole" (ne .Values.watchNamespace "") -}}
+{{- end -}}
+
+{{/* Environment shared by the controller and the API. */}}
+{{- define "colony.commonEnv" -}}
+- name: COLONY_IN_CLUSTER
+  value: "true"
+- name: COLONY_CONTROLLER_LEASE
+  value: {{ include "colony.lease" . | quote }}
+{{- with .Values.watchNamespace }}
+- name: COLONY_WATCH_NAMESPACE
+  value: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Optional secretKeyRef env entry: name, key. */}}
+{{- define "colony.secretEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "colony.secretName" .root }}
+      key: {{ .key }}
+      optional: {{ .optional }}
+{{- end -}}
+
+{{/* Egress every Colony pod needs: DNS, the Kubernetes API server, and the extra rules. */}}
+{{- define "colony.egressBase" -}}
+# DNS, wherever the cluster runs it.
+- ports:
+    - protocol: UDP
+      port: 53
+    - protocol: TCP
+      port: 53
+# The Kubernetes API server.
+- ports:
+    {{- range .Values.networkPolicy.apiServer.ports }}
+    - protocol: TCP
+      port: {{ . }}
+    {{- end }}
+  {{- with .Values.networkPolicy.apiServer.cidrs }}
+  to:
+    {{- range . }}
+    - ipBlock:
+        cidr: {{ . }}
+    {{- end }}
+  {{- end }}
+{{- with .Values.networkPolicy.extraEgress }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}

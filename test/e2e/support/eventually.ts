@@ -1,0 +1,21 @@
+// Polls until a check passes: the cluster converges on its own time. The last failure is reported.
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T>,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      const reason = last instanceof Error ? last.message : String(last);
+      throw new Error(`timed out waiting until ${what}: ${reason}`);
+    }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
+  }
+}

@@ -1,0 +1,370 @@
+// The Helm chart's checks, against the real control plane: helm lint, ct lint (offline), actionlint
+// on the workflows, manifests/ freshness, schema validation, a server-side dry-run of everything the
+// chart renders, the RBAC it grants, and install of the previous chart version + upgrade + helm test.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppsV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartDir, helm, helmTools, repoRoot, run, setJson, uniqueName } from '../support/helm.ts';
+import { kubeConfig, kubeconfigPath, kubectlPath } from '../support/kube.ts';
+
+const previousDir = `${repoRoot}charts/previous`;
+const ciValues = readdirSync(`${chartDir}/ci`).map((f) => `${chartDir}/ci/${f}`);
+
+let unpacked: string | undefined;
+/** The previous release's package, unpacked once into a temporary directory. */
+function previousUnpacked(): string {
+  if (unpacked) return unpacked;
+  const dir = mkdtempSync(join(tmpdir(), 'colony-previous-'));
+  const tgz = readdirSync(previousDir).find((f) => f.endsWith('.tgz'));
+  if (!tgz) throw new Error(`no packaged chart in ${previousDir}`);
+  ok(run('tar', ['-xzf', `${previousDir}/${tgz}`, '-C', dir]), 'tar');
+  unpacked = dir;
+  return dir;
+}
+
+/** Files (but Chart.yaml, which helm package rewrites) that differ between the chart and the release. */
+function chartDiffersFromPrevious(): string[] {
+  const released = `${previousUnpacked()}/colony`;
+  const files = (root: string): string[] =>
+    readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => join(d.parentPath, d.name).slice(root.length + 1))
+      .filter((f) => f !== 'Chart.yaml' && !f.startsWith('ci/') && f !== '.helmignore');
+  const all = new Set([...files(chartDir), ...files(released)]);
+  const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined);
+  return [...all].filter((f) => read(`${chartDir}/${f}`) !== read(`${released}/${f}`)).sort();
+}
+
+function ok(r: { ok: boolean; stdout: string; stderr: string }, what: string): string {
+  if (!r.ok) throw new Error(`${what} failed:\n${r.stderr}\n${r.stdout}`);
+  return r.stdout;
+}
+
+beforeAll(() => {
+  helmTools(); // builds the pinned tools on a fresh machine; `make test` has done it already
+}, 1_800_000);
+
+describe('the chart passes its linters', () => {
+  it('helm lint --strict, with the defaults and with every ci/ values file', () => {
+    ok(run(helmTools().helm, ['lint', '--strict', chartDir]), 'helm lint');
+    for (const values of ciValues)
+      ok(run(helmTools().helm, ['lint', '--strict', chartDir, '-f', values]), values);
+  });
+
+  it('ct lint, offline (charts named explicitly, no version check against a remote)', () => {
+    const t = helmTools();
+    const out = ok(
+      run(t.ct, ['lint', '--config', 'charts/ct.yaml', '--chart-yaml-schema', t.ctChartSchema]),
+      'ct lint',
+    );
+    expect(out).toContain('All charts linted successfully');
+  });
+
+  it('actionlint finds nothing in the GitHub workflows', () => {
+    ok(run(helmTools().actionlint, ['-color=false']), 'actionlint');
+  });
+
+  it('bumps the chart version whenever the chart differs from the previous release (charts/previous)', () => {
+    // ct's version-increment check needs a git remote; this one compares with the packaged release.
+    const changed = chartDiffersFromPrevious();
+    const version = (file: string) => /^version:\s*(\S+)/m.exec(readFileSync(file, 'utf8'))?.[1];
+    const current = version(`${chartDir}/Chart.yaml`);
+    const released = version(`${previousUnpacked()}/colony/Chart.yaml`);
+    if (changed.length > 0)
+      expect(current, `changed since ${released}: ${changed.join(', ')}`).not.toBe(released);
+    else expect(current).toBe(released);
+  });
+
+  it('manifests/ is what the chart renders (scripts/generate-manifests.sh --check)', () => {
+    ok(run('bash', ['scripts/generate-manifests.sh', '--check']), 'generate-manifests --check');
+  });
+});
+
+describe('values the chart refuses (values.schema.json and template guards)', () => {
+  const template = (values: Record<string, unknown>) =>
+    run(helmTools().helm, ['template', 'x', chartDir, ...setJson(values)]);
+
+  it.each([
+    [{ unknownKey: true }, 'unknownKey'],
+    [{ 'controller.replicas': -1 }, 'replicas'],
+    [{ 'api.environment': 'staging' }, 'environment'],
+    [{ 'secrets.bootstrapToken': 'short' }, 'bootstrapToken'],
+    [{ 'secrets.databaseUrl': 'mysql://x' }, 'databaseUrl'],
+    [{ 'api.rateLimit.store': 'etcd' }, 'store'],
+    [{ 'api.rateLimit.store': 'redis' }, 'secrets.redisUrl'],
+    [{ 'api.rateLimit.store': 'postgres' }, 'secrets.databaseUrl'],
+    [{ 'api.persistence.enabled': true, 'api.replicas': 2 }, 'api.replicas=1'],
+  ])('rejects %j naming the value', (values, name) => {
+    const r = template(values);
+    expect(r.ok).toBe(false);
+    expect(r.stderr).toContain(name);
+  });
+
+  it('accepts the defaults and every ci/ values file', () => {
+    expect(template({}).ok).toBe(true);
+    for (const values of ciValues)
+      ok(run(helmTools().helm, ['template', 'x', chartDir, '-f', values]), values);
+  });
+});
+
+describe('the rendered chart on the real API server', () => {
+  const core = () => kubeConfig().makeApiClient(CoreV1Api);
+  const namespaces: string[] = [];
+  afterAll(async () => {
+    for (const name of namespaces)
+      await core()
+        .deleteNamespace({ name })
+        .catch(() => {});
+  });
+
+  it.each([
+    ['cluster-wide', {}],
+    ['namespaced', { watchNamespace: 'WATCHED' }],
+  ])('is accepted by a server-side dry-run (%s)', async (_mode, values) => {
+    const ns = uniqueName('colony-chart-dry');
+    namespaces.push(ns);
+    await core().createNamespace({ body: { metadata: { name: ns } } });
+    const resolved = Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, v === 'WATCHED' ? ns : v]),
+    );
+    const rendered = helm(['template', 'dry', chartDir, '-n', ns, '--include-crds', ...setJson(resolved)]);
+    // What an admin would type: `helm template | kubectl apply --dry-run=server -f -`.
+    const kubectl = ['--kubeconfig', kubeconfigPath(), 'apply', '--dry-run=server', '-f', '-'];
+    const out = ok(run(kubectlPath(), kubectl, { input: rendered }), 'kubectl apply --dry-run=server');
+    expect(out).toMatch(/deployment.apps\/dry-colony-controller created \(server dry run\)/);
+    expect(out).toMatch(/job.batch\/dry-colony-test created \(server dry run\)/);
+  });
+});
+
+describe('install of the previous chart version, upgrade to this one, helm test', () => {
+  const release = uniqueName('colony-chart');
+  const namespace = release;
+  const office = `${release}-office`;
+  const other = `${release}-other`;
+  const admin = kubeConfig();
+  const core = admin.makeApiClient(CoreV1Api);
+
+  beforeAll(async () => {
+    for (const name of [namespace, office, other])
+      await core.createNamespace({ body: { metadata: { name } } });
+  });
+  afterAll(async () => {
+    run(helmTools().helm, ['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
+    for (const name of [namespace, office, other]) await core.deleteNamespace({ name }).catch(() => {});
+  });
+
+  const previous = readdirSync(previousDir).find((f) => f.endsWith('.tgz')) ?? '';
+
+  it(`installs ${previous} and waits until its pods run`, () => {
+    helm(['install', release, `${previousDir}/${previous}`, '-n', namespace, '--wait', '--timeout', '5m']);
+  });
+
+  it('upgrades to this chart (CRDs applied first, as docs/install.md says) and waits until its pods run', async () => {
+    ok(
+      run(kubectlPath(), [
+        '--kubeconfig',
+        kubeconfigPath(),
+        'apply',
+        '--server-side',
+        '--force-conflicts',
+        '--dry-run=server',
+        '-f',
+        `${chartDir}/crds/`,
+      ]),
+      'CRD apply',
+    );
+    helm(['upgrade', release, chartDir, '-n', namespace, '--wait', '--timeout', '5m']);
+    const apps = admin.makeApiClient(AppsV1Api);
+    const controller = await apps.readNamespacedDeployment({ name: `${release}-controller`, namespace });
+    expect(controller.status?.readyReplicas).toBe(2);
+    const api = await apps.readNamespacedDeployment({ name: `${release}-api`, namespace });
+    expect(api.status?.readyReplicas).toBe(1);
+    const history = helm(['history', release, '-n', namespace, '-o', 'json']);
+    expect((JSON.parse(history) as { chart: string; status: string }[]).map((h) => h.status)).toEqual([
+      'superseded',
+      'deployed',
+    ]);
+  });
+
+  it('helm test runs its hook Job to completion', () => {
+    // On kwok the Job's pod is simulated, so this proves the hook wiring (ServiceAccount, Role,
+    // ConfigMap, Job); on kind (the e2e workflow) the script really calls the API and reads the Lease.
+    const out = helm(['test', release, '-n', namespace, '--timeout', '3m']);
+    expect(out).toMatch(/TEST SUITE:\s+\S+-test/);
+    expect(out).toMatch(/Phase:\s+Succeeded/);
+  });
+
+  const sar = async (sa: 'controller' | 'api', attrs: Record<string, string>) => {
+    const review = await admin.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({
+      body: {
+        spec: {
+          user: `system:serviceaccount:${namespace}:${release}-${sa}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+          resourceAttributes: attrs,
+        },
+      },
+    });
+    return review.status?.allowed ?? false;
+  };
+  const lease = () => ({
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    namespace,
+    name: `${release}-controller`,
+  });
+  const grants = (
+    ns: () => string,
+  ): [string, 'controller' | 'api', () => Record<string, string>, boolean][] => [
+    [
+      'controller watches AgentBindings',
+      'controller',
+      () => ({ verb: 'watch', group: 'colony.ai', resource: 'agentbindings', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller patches Integration status',
+      'controller',
+      () => ({
+        verb: 'patch',
+        group: 'colony.ai',
+        resource: 'integrations',
+        subresource: 'status',
+        namespace: ns(),
+      }),
+      true,
+    ],
+    [
+      'controller lists Secrets',
+      'controller',
+      () => ({ verb: 'list', resource: 'secrets', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller patches agent StatefulSets',
+      'controller',
+      () => ({ verb: 'patch', group: 'apps', resource: 'statefulsets', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller deletes service Deployments',
+      'controller',
+      () => ({ verb: 'delete', group: 'apps', resource: 'deployments', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller creates PVCs',
+      'controller',
+      () => ({ verb: 'create', resource: 'persistentvolumeclaims', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller records Events',
+      'controller',
+      () => ({ verb: 'create', group: 'events.k8s.io', resource: 'events', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller writes Secrets',
+      'controller',
+      () => ({ verb: 'create', resource: 'secrets', namespace: ns() }),
+      false,
+    ],
+    [
+      'controller deletes PVCs',
+      'controller',
+      () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: ns() }),
+      false,
+    ],
+    [
+      'controller edits Integration specs',
+      'controller',
+      () => ({ verb: 'patch', group: 'colony.ai', resource: 'integrations', namespace: ns() }),
+      false,
+    ],
+    ['API applies Secrets', 'api', () => ({ verb: 'patch', resource: 'secrets', namespace: ns() }), true],
+    [
+      'API creates AgentBindings',
+      'api',
+      () => ({ verb: 'create', group: 'colony.ai', resource: 'agentbindings', namespace: ns() }),
+      true,
+    ],
+    [
+      'API deletes Integrations',
+      'api',
+      () => ({ verb: 'delete', group: 'colony.ai', resource: 'integrations', namespace: ns() }),
+      true,
+    ],
+    ['API reads Secrets back', 'api', () => ({ verb: 'get', resource: 'secrets', namespace: ns() }), false],
+    ['API lists Secrets', 'api', () => ({ verb: 'list', resource: 'secrets', namespace: ns() }), false],
+    [
+      'API patches workloads',
+      'api',
+      () => ({ verb: 'patch', group: 'apps', resource: 'deployments', namespace: ns() }),
+      false,
+    ],
+  ];
+  const fixed: [string, 'controller' | 'api', () => Record<string, string>, boolean][] = [
+    ['controller renews its Lease', 'controller', () => ({ verb: 'update', ...lease() }), true],
+    [
+      'controller creates Leases in its namespace',
+      'controller',
+      () => ({ verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace }),
+      true,
+    ],
+    [
+      'controller renews another Lease',
+      'controller',
+      () => ({ verb: 'update', ...lease(), name: 'kube-scheduler' }),
+      false,
+    ],
+    [
+      'controller reads its namespace',
+      'controller',
+      () => ({ verb: 'get', resource: 'namespaces', name: namespace }),
+      true,
+    ],
+    [
+      'controller reads other namespaces',
+      'controller',
+      () => ({ verb: 'get', resource: 'namespaces', name: 'default' }),
+      false,
+    ],
+    [
+      'API lists namespaces (offices are found by label)',
+      'api',
+      () => ({ verb: 'list', resource: 'namespaces' }),
+      true,
+    ],
+    ['API reads the controller Lease', 'api', () => ({ verb: 'get', ...lease() }), true],
+    ['API updates the controller Lease', 'api', () => ({ verb: 'update', ...lease() }), false],
+  ];
+
+  it.each([...grants(() => other), ...fixed])(
+    'cluster-wide RBAC: %s → %s',
+    async (_what, sa, attrs, allowed) => {
+      expect(await sar(sa, attrs())).toBe(allowed);
+    },
+  );
+
+  it('switches to namespaced mode on upgrade: Roles in the watched namespace, nothing elsewhere', async () => {
+    helm([
+      'upgrade',
+      release,
+      chartDir,
+      '-n',
+      namespace,
+      '--wait',
+      '--timeout',
+      '5m',
+      ...setJson({ watchNamespace: office }),
+    ]);
+    for (const [what, sa, attrs, allowed] of [...grants(() => office), ...fixed]) {
+      expect(await sar(sa, attrs()), `${what} in the watched namespace`).toBe(allowed);
+    }
+    for (const [what, sa, attrs] of grants(() => other)) {
+      expect(await sar(sa, attrs()), `${what} outside the watched namespace`).toBe(false);
+    }
+  });
+});
