@@ -143,9 +143,14 @@ export class ColonyController {
       for (const i of integrationsOfSecret(this.view, ns, secretName))
         integration(keyOf(ns, i.metadata?.name));
     };
+    // A binding concerns its own agent and the Integration that counts its agents; the other
+    // agents sharing the Secret are unaffected (fanning out to them made every resync O(n^2)).
     const onBinding = (b: AgentBindingObject) => {
-      agent(keyOf(b.metadata?.namespace, b.spec.agentName));
-      usersOfSecret(b.metadata?.namespace, b.spec.secretName);
+      const ns = b.metadata?.namespace;
+      agent(keyOf(ns, b.spec.agentName));
+      if (!ns) return;
+      for (const i of integrationsOfSecret(this.view, ns, b.spec.secretName))
+        integration(keyOf(ns, i.metadata?.name));
     };
     this.view.bindings.on({
       add: onBinding,

@@ -9,9 +9,16 @@ export interface ResourceRef {
   path: string;
   namespace?: string;
   labelSelector?: string;
+  /** Objects per list page (500, as client-go's reflector asks for). */
+  pageSize?: number;
 }
 
 const PAGE_SIZE = 500;
+
+// KubernetesObjectApi.list hands back the wire JSON, where the token is `continue`; the typed
+// clients rename it `_continue`. Accept both so a paged list never stops after its first page.
+const continueOf = (meta: { _continue?: string; continue?: string } | undefined) =>
+  meta?._continue ?? meta?.continue;
 
 export function listWatchSource<T extends KubernetesObject>(
   kc: KubeConfig,
@@ -30,13 +37,14 @@ export function listWatchSource<T extends KubernetesObject>(
         undefined,
         undefined,
         ref.labelSelector,
-        PAGE_SIZE,
+        ref.pageSize ?? PAGE_SIZE,
         continueToken,
       );
+      const next = continueOf(res.metadata);
       return {
         items: res.items.map((o) => ({ ...o, apiVersion: ref.apiVersion, kind: ref.kind })),
         resourceVersion: res.metadata?.resourceVersion ?? '',
-        ...(res.metadata?._continue ? { continueToken: res.metadata._continue } : {}),
+        ...(next ? { continueToken: next } : {}),
       };
     },
     async watch(resourceVersion, onEvent, done) {

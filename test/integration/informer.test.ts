@@ -65,4 +65,34 @@ describe('Informer on the real API server', () => {
       inf.stop();
     }
   });
+
+  it('loads every page of a list that is longer than one page', async () => {
+    const paged = { 'colony.ai/test': 'paged' };
+    await Promise.all(
+      Array.from({ length: 7 }, (_, i) =>
+        core().createNamespacedConfigMap({
+          namespace: ns.name,
+          body: { metadata: { name: `page-${i}`, labels: paged }, data: { v: String(i) } },
+        }),
+      ),
+    );
+    const inf = new Informer<V1ConfigMap>(
+      listWatchSource(kubeConfig(), {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        path: `/api/v1/namespaces/${ns.name}/configmaps`,
+        namespace: ns.name,
+        labelSelector: 'colony.ai/test=paged',
+        pageSize: 2,
+      }),
+    );
+    inf.start();
+    try {
+      await inf.waitForSync();
+      expect(inf.size).toBe(7);
+      expect(inf.lists).toBe(1);
+    } finally {
+      inf.stop();
+    }
+  });
 });
