@@ -1,5 +1,14 @@
 // The real ListWatchSource: paginated lists and bookmark-enabled watches through @kubernetes/client-node.
-import { type KubeConfig, type KubernetesObject, KubernetesObjectApi, Watch } from '@kubernetes/client-node';
+import {
+  ApiException,
+  HttpMethod,
+  type KubeConfig,
+  type KubernetesObject,
+  RequestContext,
+  Watch,
+} from '@kubernetes/client-node';
+// client-node's dispatcher (TLS client certificates) belongs to this undici, not Node's bundled one.
+import { fetch } from 'undici';
 import type { ListWatchSource, WatchPhase } from './informer.ts';
 
 export interface ResourceRef {
@@ -15,35 +24,44 @@ export interface ResourceRef {
 
 const PAGE_SIZE = 500;
 
-// KubernetesObjectApi.list hands back the wire JSON, where the token is `continue`; the typed
-// clients rename it `_continue`. Accept both so a paged list never stops after its first page.
-const continueOf = (meta: { _continue?: string; continue?: string } | undefined) =>
-  meta?._continue ?? meta?.continue;
+interface ListPage<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+/**
+ * One page of a list, read as wire JSON. KubernetesObjectApi.list drops the `continue` token of
+ * custom-resource lists when it deserialises them, so an informer built on it saw only the first
+ * page of AgentBindings; the request itself goes through the same authentication as every other.
+ */
+async function listPage<T>(kc: KubeConfig, ref: ResourceRef, continueToken?: string): Promise<ListPage<T>> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('no current cluster in the kubeconfig');
+  const url = new URL(cluster.server + ref.path);
+  url.searchParams.set('limit', String(ref.pageSize ?? PAGE_SIZE));
+  if (ref.labelSelector) url.searchParams.set('labelSelector', ref.labelSelector);
+  if (continueToken) url.searchParams.set('continue', continueToken);
+  const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+  ctx.setHeaderParam('Accept', 'application/json');
+  await kc.applySecurityAuthentication(ctx);
+  const res = await fetch(url, { headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() });
+  const body = await res.text();
+  if (!res.ok) throw new ApiException(res.status, `list ${ref.path} failed`, body, {});
+  return JSON.parse(body) as ListPage<T>;
+}
 
 export function listWatchSource<T extends KubernetesObject>(
   kc: KubeConfig,
   ref: ResourceRef,
 ): ListWatchSource<T> {
-  const api = kc.makeApiClient(KubernetesObjectApi);
   const watcher = new Watch(kc);
   return {
     async list(continueToken) {
-      const res = await api.list<T>(
-        ref.apiVersion,
-        ref.kind,
-        ref.namespace,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        ref.labelSelector,
-        ref.pageSize ?? PAGE_SIZE,
-        continueToken,
-      );
-      const next = continueOf(res.metadata);
+      const page = await listPage<T>(kc, ref, continueToken);
+      const next = page.metadata?.continue;
       return {
-        items: res.items.map((o) => ({ ...o, apiVersion: ref.apiVersion, kind: ref.kind })),
-        resourceVersion: res.metadata?.resourceVersion ?? '',
+        items: page.items.map((o) => ({ ...o, apiVersion: ref.apiVersion, kind: ref.kind })),
+        resourceVersion: page.metadata?.resourceVersion ?? '',
         ...(next ? { continueToken: next } : {}),
       };
     },

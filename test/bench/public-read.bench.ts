@@ -32,6 +32,8 @@ async function measurePath(
   opts: { seconds: number; connections: number; rounds: number },
 ): Promise<{ colony: Figures; bare: Figures }> {
   const runs = { colony: [] as Figures[], bare: [] as Figures[] };
+  // Warm-up, discarded: until the JIT has compiled both paths, the first rounds measure the compiler.
+  for (const name of ['colony', 'bare'] as const) await load(`${urls[name]}${path}`, opts);
   for (let round = 0; round < opts.rounds; round++) {
     const order = round % 2 ? (['colony', 'bare'] as const) : (['bare', 'colony'] as const);
     for (const name of order) {

@@ -1,9 +1,11 @@
 // Informer on a real API server: list, watch, cache and handlers for ConfigMaps in one namespace.
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentBindingObject, OfficeCluster } from '../../api/office/office-cluster.ts';
+import { GROUP, VERSION } from '../../controller/api/crds.ts';
 import { Informer } from '../../controller/runtime/informer.ts';
 import { listWatchSource } from '../../controller/runtime/list-watch-source.ts';
-import { kubeConfig, withNamespace } from '../support/kube.ts';
+import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 
 let ns: Awaited<ReturnType<typeof withNamespace>>;
@@ -91,6 +93,38 @@ describe('Informer on the real API server', () => {
       await inf.waitForSync();
       expect(inf.size).toBe(7);
       expect(inf.lists).toBe(1);
+    } finally {
+      inf.stop();
+    }
+  });
+
+  it('pages through custom resources too (their list metadata carries the continue token)', async () => {
+    await installCrds();
+    const office = new OfficeCluster(kubeConfig());
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        office.saveBinding(
+          ns.name,
+          `agent-${i}-openai`,
+          { agentName: `agent-${i}`, integrationId: 'openai', secretName: 'openai-acme', enabled: true },
+          'acme',
+        ),
+      ),
+    );
+    const inf = new Informer<AgentBindingObject>(
+      listWatchSource(kubeConfig(), {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'AgentBinding',
+        path: `/apis/${GROUP}/${VERSION}/namespaces/${ns.name}/agentbindings`,
+        namespace: ns.name,
+        pageSize: 2,
+      }),
+    );
+    inf.start();
+    try {
+      await inf.waitForSync();
+      expect(inf.size).toBe(5);
+      expect(inf.get(`${ns.name}/agent-4-openai`)?.spec.agentName).toBe('agent-4');
     } finally {
       inf.stop();
     }
