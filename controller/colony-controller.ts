@@ -135,8 +135,21 @@ export class ColonyController {
   }
 
   private wireEvents(): void {
-    const agent = (key: string | undefined) => key && this.agents.add(key);
-    const integration = (key: string | undefined) => key && this.integrations.add(key);
+    // Set while a periodic resync is being delivered (the informer hands over the same object as
+    // old and new): what it enqueues waits behind real changes.
+    let resyncing = false;
+    const agent = (key: string | undefined) => key && this.agents.add(key, resyncing);
+    const integration = (key: string | undefined) => key && this.integrations.add(key, resyncing);
+    const update =
+      <T extends KubernetesObject>(fn: (obj: T, old: T) => unknown) =>
+      (obj: T, old: T) => {
+        resyncing = obj === old;
+        try {
+          fn(obj, old);
+        } finally {
+          resyncing = false;
+        }
+      };
     const usersOfSecret = (ns: string | undefined, secretName: string | undefined) => {
       if (!ns || !secretName) return;
       for (const b of bindingsOfSecret(this.view, ns, secretName)) agent(keyOf(ns, b.spec.agentName));
@@ -154,12 +167,12 @@ export class ColonyController {
     };
     this.view.bindings.on({
       add: onBinding,
-      update: (b, old) => {
+      update: update<AgentBindingObject>((b, old) => {
         if (!worthReconciling(b, old)) return;
         // A binding moved to another agent or Secret must be reconciled on both sides.
         onBinding(b);
         onBinding(old);
-      },
+      }),
       delete: onBinding,
     });
     const onIntegration = (i: IntegrationObject) => {
@@ -168,11 +181,11 @@ export class ColonyController {
     };
     this.view.integrations.on({
       add: onIntegration,
-      update: (i, old) => worthReconciling(i, old) && onIntegration(i),
+      update: update<IntegrationObject>((i, old) => worthReconciling(i, old) && onIntegration(i)),
       delete: onIntegration,
     });
     const onSecret = (s: V1Secret) => usersOfSecret(s.metadata?.namespace, s.metadata?.name);
-    this.view.secrets.on({ add: onSecret, update: onSecret, delete: onSecret });
+    this.view.secrets.on({ add: onSecret, update: update<V1Secret>(onSecret), delete: onSecret });
     const onWorkload = (w: KubernetesObject) =>
       agent(keyOf(w.metadata?.namespace, w.metadata?.labels?.[LABEL_AGENT]));
     const onServiceObject = (o: KubernetesObject) => {
@@ -183,7 +196,7 @@ export class ColonyController {
     for (const informer of [this.view.deployments, this.view.statefulSets] as Informer<KubernetesObject>[]) {
       informer.on({
         add: onWorkload,
-        update: (w, old) => worthReconciling(w, old) && onWorkload(w),
+        update: update((w, old) => worthReconciling(w, old) && onWorkload(w)),
         delete: onWorkload,
       });
     }
@@ -192,7 +205,7 @@ export class ColonyController {
       this.view.serviceDeployments,
       this.view.services,
     ] as Informer<KubernetesObject>[]) {
-      informer.on({ add: onServiceObject, update: onServiceObject, delete: onServiceObject });
+      informer.on({ add: onServiceObject, update: update(onServiceObject), delete: onServiceObject });
     }
   }
 

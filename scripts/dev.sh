@@ -26,6 +26,8 @@ case "${1:-}" in
     exec npm run test:e2e
     ;;
   bench)
+    # The controller benchmark runs against the local control plane unless a cluster is given.
+    [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     exec npm run bench
     ;;
   *)

@@ -12,7 +12,9 @@ export interface WorkQueueOptions {
 }
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  /** Keys in line, in order; `later` holds periodic-resync keys, served only when `queue` is empty. */
+  private readonly queue = new Set<string>();
+  private readonly later = new Set<string>();
   /** Keys waiting to be processed (queued, or re-added while being processed). */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
@@ -30,8 +32,17 @@ export class WorkQueue {
     this.tokensAt = this.opts.now();
   }
 
-  add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return;
+  /**
+   * Queues a key once. `lowPriority` keys (a periodic resync re-checking everything) wait behind
+   * every normal key, so a resync of thousands of objects never delays a real change.
+   */
+  add(key: string, lowPriority = false): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) {
+      // Already waiting: a normal add promotes a key that was queued for later.
+      if (!lowPriority && this.later.delete(key)) this.queue.add(key);
+      return;
+    }
     this.dirty.add(key);
     if (this.processing.has(key)) return; // done() puts it back in line
     const waiter = this.waiters.shift();
@@ -40,13 +51,23 @@ export class WorkQueue {
       this.processing.add(key);
       waiter(key);
     } else {
-      this.queue.push(key);
+      (lowPriority ? this.later : this.queue).add(key);
     }
+  }
+
+  private next(): string | undefined {
+    for (const line of [this.queue, this.later]) {
+      for (const key of line) {
+        line.delete(key);
+        return key;
+      }
+    }
+    return undefined;
   }
 
   /** Resolves with the next key to process, or undefined once the queue is shut down. */
   get(): Promise<string | undefined> {
-    const key = this.queue.shift();
+    const key = this.next();
     if (key !== undefined) {
       this.dirty.delete(key);
       this.processing.add(key);
@@ -105,7 +126,7 @@ export class WorkQueue {
 
   /** Keys waiting to be processed (the queue-depth metric). */
   get length(): number {
-    return this.queue.length;
+    return this.queue.size + this.later.size;
   }
 
   get inFlight(): number {

@@ -7,6 +7,7 @@ import {
   CustomObjectsApi,
   EventsV1Api,
   type KubeConfig,
+  type KubernetesObject,
   type V1Namespace,
   type V1StatefulSet,
 } from '@kubernetes/client-node';
@@ -150,44 +151,38 @@ export class BenchCluster {
   }
 
   /**
-   * resourceVersion of every object the controller writes in this run's offices (templates,
-   * bindings, Integrations) plus the number of Events there: what changes is what was written.
+   * When the controller last wrote each object of this run (templates, bindings, Integrations, from
+   * their managedFields, status included), plus the number of its Events: what moves was written.
+   * resourceVersions would not do: the StatefulSet controller updates statuses on its own.
    */
-  async writtenState(): Promise<{ versions: Map<string, string>; events: number }> {
-    const mine = (o: { metadata?: { namespace?: string } }) =>
-      o.metadata?.namespace?.startsWith(`cbench-${this.runId}-`) ?? false;
+  async writtenState(manager: string): Promise<{ versions: Map<string, string>; events: number }> {
+    const mine = (o: KubernetesObject) => o.metadata?.namespace?.startsWith(`cbench-${this.runId}-`) ?? false;
     const versions = new Map<string, string>();
-    const note = (
-      kind: string,
-      items: { metadata?: { namespace?: string; name?: string; resourceVersion?: string } }[],
-    ) => {
-      for (const o of items.filter(mine))
-        versions.set(
-          `${kind}/${o.metadata?.namespace}/${o.metadata?.name}`,
-          o.metadata?.resourceVersion ?? '',
-        );
+    const note = (kind: string, items: KubernetesObject[]) => {
+      for (const o of items.filter(mine)) {
+        const times = (o.metadata?.managedFields ?? [])
+          .filter((f) => f.manager === manager)
+          .map((f) => new Date(f.time ?? 0).toISOString())
+          .sort();
+        versions.set(`${kind}/${o.metadata?.namespace}/${o.metadata?.name}`, times.join(','));
+      }
     };
-    note(
-      'statefulset',
-      (await this.apps.listStatefulSetForAllNamespaces({ labelSelector: `${BENCH_LABEL}=${this.runId}` }))
-        .items,
-    );
+    const selector = `${BENCH_LABEL}=${this.runId}`;
+    note('statefulset', (await this.apps.listStatefulSetForAllNamespaces({ labelSelector: selector })).items);
     for (const plural of ['agentbindings', 'integrations']) {
       const list = (await this.custom.listClusterCustomObject({
         group: GROUP,
         version: VERSION,
         plural,
       })) as {
-        items: { metadata?: { namespace?: string; name?: string; resourceVersion?: string } }[];
+        items: KubernetesObject[];
       };
       note(plural, list.items);
     }
-    const events = (
-      await this.events.listEventForAllNamespaces({
-        fieldSelector: 'reportingController=colony.ai/controller',
-      })
-    ).items.filter(mine);
-    return { versions, events: events.length };
+    const events = await this.events.listEventForAllNamespaces({
+      fieldSelector: 'reportingController=colony.ai/controller',
+    });
+    return { versions, events: events.items.filter(mine).length };
   }
 
   /** Deletes the run's namespaces; the API server finishes the cascade in the background. */

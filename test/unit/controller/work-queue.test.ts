@@ -84,3 +84,19 @@ describe('WorkQueue', () => {
     expect(await q.get()).toBeUndefined();
   });
 });
+
+describe('WorkQueue resync lane', () => {
+  it('serves low-priority keys only after every normal key, and promotes one that becomes urgent', async () => {
+    const q = new WorkQueue();
+    q.add('resync-a', true);
+    q.add('resync-b', true);
+    q.add('real-1');
+    q.add('resync-b'); // a real change to a key that was queued by the resync
+    q.add('real-2', true); // queued by a resync, then changed for real just after
+    q.add('real-2');
+    expect(q.length).toBe(4);
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) order.push(await q.get());
+    expect(order).toEqual(['real-1', 'resync-b', 'real-2', 'resync-a']);
+  });
+});
