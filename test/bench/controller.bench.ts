@@ -107,7 +107,7 @@ async function settle(controller: ControllerProcess): Promise<Snapshot> {
  * template, a server-side apply of its binding's status, an Event), `count` of them in all, made by
  * a bare loop under another field manager with as many in flight as the controller has workers.
  */
-async function bareWriteLoop(kc: KubeConfig, agents: Agent[], count: number): Promise<number> {
+async function bareWriteLoop(kc: KubeConfig, agents: Agent[], count: number, phase: string): Promise<number> {
   const objects = kc.makeApiClient(KubernetesObjectApi);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const events = kc.makeApiClient(EventsV1Api);
@@ -118,7 +118,7 @@ async function bareWriteLoop(kc: KubeConfig, agents: Agent[], count: number): Pr
     if (k % 3 === 0) {
       const env = [
         {
-          name: `BENCH_${k}`,
+          name: `BENCH_${phase.toUpperCase()}_${k}`,
           valueFrom: { secretKeyRef: { name: `openai-${agent.office}`, key: 'OPENAI_API_KEY' } },
         },
       ];
@@ -165,7 +165,7 @@ async function bareWriteLoop(kc: KubeConfig, agents: Agent[], count: number): Pr
       await events.createNamespacedEvent({
         namespace,
         body: {
-          metadata: { name: `${name}.bench${k}`, namespace },
+          metadata: { name: `${name}.bench-${phase}-${k}`, namespace },
           eventTime: new V1MicroTime(Date.now()),
           reportingController: 'colony.ai/bench',
           reportingInstance: manager,
@@ -241,7 +241,7 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
     // Baseline, first half: the machine is shared, so the bare loop runs before and after the
     // controller and the mean rate is what the controller is compared with.
     const bareBeforeWrites = 3 * total;
-    const bareBeforeMs = await bareWriteLoop(kc, cluster.agents, bareBeforeWrites);
+    const bareBeforeMs = await bareWriteLoop(kc, cluster.agents, bareBeforeWrites, 'before');
 
     // 1. From nothing: a cold controller lists everything and injects every template.
     t = performance.now();
@@ -286,7 +286,7 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
     controller = undefined;
 
     // Baseline: the controller's writes (as many, of the same kinds), made by a bare loop.
-    const bareAfterMs = await bareWriteLoop(kc, cluster.agents, converged.writes);
+    const bareAfterMs = await bareWriteLoop(kc, cluster.agents, converged.writes, 'after');
     const msPerWrite = (bareBeforeMs / bareBeforeWrites + bareAfterMs / converged.writes) / 2;
     const bareMs = msPerWrite * converged.writes;
     const ratio = convergeMs / bareMs;
