@@ -25,6 +25,7 @@ import {
 } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
 import { registerHealthRoutes } from './observability/health.ts';
+import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
@@ -110,6 +111,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const now = opts.now ?? Date.now;
   const listenerOptions = {
     genReqId: requestIdFrom,
+    childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
