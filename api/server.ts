@@ -27,6 +27,7 @@ import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
+import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
@@ -112,6 +113,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const now = opts.now ?? Date.now;
   const listenerOptions = {
     genReqId: requestIdFrom,
+    childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
