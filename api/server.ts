@@ -158,8 +158,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
   const store = counterStore(config, storage);
+  const identity = await createIdentityServices({ config, storage, counterStore: store, now });
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
+  verifiers.push(...identity.verifiers);
 
   const services: AppServices = {
     config,
@@ -170,7 +172,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
-    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
+    identity,
     registry,
     kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,

@@ -40,3 +40,20 @@ export function requireOffice(principal: Principal, officeId: string): void {
   if (principalCoversOffice(principal, officeId)) return;
   throw new ProblemError('forbidden', `This credential is not bound to office ${officeId}.`);
 }
+
+/**
+ * A valid token without the scope an operation needs gets 403 insufficient_scope, naming the scope
+ * in the challenge so a client can ask for it (RFC 6750 section 3.1).
+ */
+export function requireScope(principal: Principal, scope: string, baseUrl: string): void {
+  if (principal.scopes.includes(scope)) return;
+  throw new ProblemError('insufficient_scope', `This operation needs the scope ${scope}.`, {
+    headers: {
+      'www-authenticate': bearerChallenge(baseUrl, {
+        code: 'insufficient_scope',
+        description: `the token lacks the scope ${scope}`,
+        scope,
+      }),
+    },
+  });
+}

@@ -1,5 +1,7 @@
 // The identity repositories, grouped so Storage gains one field for them.
 import { AccountsRepo } from './accounts-repo.ts';
+import { ApiKeysRepo } from './api-keys-repo.ts';
+import { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
 import { OfficeMembersRepo } from './office-members-repo.ts';
 import { ServerKeysRepo } from './server-keys-repo.ts';
 import type { SqlDriver } from './sql-driver.ts';
@@ -8,10 +10,14 @@ export class IdentityRepos {
   readonly accounts: AccountsRepo;
   readonly officeMembers: OfficeMembersRepo;
   readonly serverKeys: ServerKeysRepo;
+  readonly oauth: OAuthArtifactsRepo;
+  readonly apiKeys: ApiKeysRepo;
 
   constructor(db: SqlDriver) {
     this.accounts = new AccountsRepo(db);
     this.officeMembers = new OfficeMembersRepo(db);
     this.serverKeys = new ServerKeysRepo(db);
+    this.oauth = new OAuthArtifactsRepo(db);
+    this.apiKeys = new ApiKeysRepo(db);
   }
 }

@@ -68,4 +68,84 @@ export const identityMigrations: readonly Migration[] = [
         );`,
     },
   },
+  {
+    id: 201,
+    name: 'oauth artifacts (oidc-provider adapter)',
+    sql: {
+      sqlite: `
+        CREATE TABLE oauth_artifacts (
+          model TEXT NOT NULL,
+          id TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          grant_id TEXT,
+          user_code TEXT,
+          uid TEXT,
+          account_id TEXT,
+          client_id TEXT,
+          expires_at INTEGER,
+          consumed_at INTEGER,
+          PRIMARY KEY (model, id)
+        );
+        CREATE INDEX oauth_artifacts_grant ON oauth_artifacts (grant_id);
+        CREATE INDEX oauth_artifacts_user_code ON oauth_artifacts (model, user_code);
+        CREATE INDEX oauth_artifacts_uid ON oauth_artifacts (model, uid);
+        CREATE INDEX oauth_artifacts_account ON oauth_artifacts (model, account_id);
+        CREATE INDEX oauth_artifacts_expiry ON oauth_artifacts (expires_at)`,
+      postgres: `
+        CREATE TABLE oauth_artifacts (
+          model TEXT NOT NULL,
+          id TEXT NOT NULL,
+          payload JSONB NOT NULL,
+          grant_id TEXT,
+          user_code TEXT,
+          uid TEXT,
+          account_id TEXT,
+          client_id TEXT,
+          expires_at BIGINT,
+          consumed_at BIGINT,
+          PRIMARY KEY (model, id)
+        );
+        CREATE INDEX oauth_artifacts_grant ON oauth_artifacts (grant_id);
+        CREATE INDEX oauth_artifacts_user_code ON oauth_artifacts (model, user_code);
+        CREATE INDEX oauth_artifacts_uid ON oauth_artifacts (model, uid);
+        CREATE INDEX oauth_artifacts_account ON oauth_artifacts (model, account_id);
+        CREATE INDEX oauth_artifacts_expiry ON oauth_artifacts (expires_at)`,
+    },
+  },
+  {
+    id: 202,
+    name: 'api keys',
+    sql: {
+      sqlite: `
+        CREATE TABLE api_keys (
+          id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          hint TEXT NOT NULL,
+          token_hash TEXT NOT NULL UNIQUE,
+          scopes TEXT NOT NULL,
+          offices TEXT,
+          created_at INTEGER NOT NULL,
+          last_used_at INTEGER,
+          expires_at INTEGER,
+          revoked_at INTEGER
+        );
+        CREATE INDEX api_keys_account ON api_keys (account_id)`,
+      postgres: `
+        CREATE TABLE api_keys (
+          id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          hint TEXT NOT NULL,
+          token_hash TEXT NOT NULL UNIQUE,
+          scopes JSONB NOT NULL,
+          offices JSONB,
+          created_at BIGINT NOT NULL,
+          last_used_at BIGINT,
+          expires_at BIGINT,
+          revoked_at BIGINT
+        );
+        CREATE INDEX api_keys_account ON api_keys (account_id)`,
+    },
+  },
 ];
