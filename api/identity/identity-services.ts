@@ -12,9 +12,6 @@ import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
 import { ConnectedApps } from './oauth/connected-apps.ts';
 
-/** Password attempts (sign-in and sign-up) per client address, and per email, each minute. */
-export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
-
 export interface IdentityServices {
   accounts: AccountService;
   officeMembers: OfficeMembersRepo;
@@ -74,7 +71,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
     signInLimiter: new RateLimiter({
       bucket: 'signin',
-      limit: SIGN_IN_ATTEMPTS_PER_MINUTE,
+      limit: config.rateLimit.signInPerMinute,
       windowMs: 60_000,
       store: counterStore,
       now,

@@ -22,7 +22,10 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
   const insecure = { execute: [oauth.allowInsecureRequests] };
 
   beforeAll(async () => {
-    s = await startListeningServer(target, { COLONY_API_RATE_LIMIT: '10000' });
+    s = await startListeningServer(target, {
+      COLONY_API_RATE_LIMIT: '10000',
+      COLONY_SIGNIN_RATE_LIMIT: '10000',
+    });
     config = await oauth.dynamicClientRegistration(
       new URL(s.baseUrl),
       {
@@ -165,6 +168,80 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
     const callback = new URL(done.url);
     expect(callback.searchParams.get('error')).toBe('access_denied');
     expect(callback.searchParams.get('code')).toBeNull();
+  });
+
+  it('signs a CLI in with the device flow, whose token then creates an API key', async () => {
+    const cli = await oauth.discovery(new URL(s.baseUrl), 'colony-cli', undefined, oauth.None(), insecure);
+    const started = await oauth.initiateDeviceAuthorization(cli, {
+      scope: 'offices:read offices:write keys:write offline_access',
+      resource: s.baseUrl,
+    });
+    expect(started.verification_uri).toBe(`${s.baseUrl}/oauth/device`);
+    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+
+    const browser = new HttpBrowser(s.baseUrl);
+    await browser.signUp(person());
+    const input = await (await browser.fetch(started.verification_uri)).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(input)?.[1] ?? '';
+    const confirm = await (
+      await browser.submit('/oauth/device', { xsrf, user_code: started.user_code })
+    ).response.text();
+    expect(confirm).toContain(started.user_code);
+    const confirmXsrf = /name="xsrf" value="([^"]+)"/.exec(confirm)?.[1] ?? '';
+    const consent = await browser.submit('/oauth/device', {
+      xsrf: confirmXsrf,
+      user_code: started.user_code,
+      confirm: 'yes',
+    });
+    const consentPage = await consent.response.text();
+    expect(consentPage).toContain('Colony CLI');
+    expect(consentPage).toContain('This request comes from a device');
+    const uid = /action="\/oauth\/interaction\/([^/"]+)\/confirm"/.exec(consentPage)?.[1];
+    const success = await browser.submit(`/oauth/interaction/${uid}/confirm`, {});
+    expect(await success.response.text()).toContain('Device connected');
+
+    const session = await oauth.pollDeviceAuthorizationGrant(cli, { ...started, interval: 0 });
+    expect(session.refresh_token).toBeTruthy();
+    const created = await fetch(`${s.baseUrl}/api/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'laptop' }),
+    });
+    expect(created.status).toBe(201);
+    const key = (await created.json()) as Json;
+    expect(key.key).toMatch(/^col_[0-9A-Za-z]{38}$/);
+    const asKey = await me(key.key);
+    expect(asKey.status).toBe(200);
+    expect(await asKey.json()).toMatchObject({
+      type: 'service_auth',
+      credential: 'api_key',
+      credentialId: key.id,
+    });
+  });
+
+  it('refuses to poll a device code nobody approved, and a user code that does not exist', async () => {
+    const cli = await oauth.discovery(new URL(s.baseUrl), 'colony-cli', undefined, oauth.None(), insecure);
+    const started = await oauth.initiateDeviceAuthorization(cli, {
+      scope: 'offices:read',
+      resource: s.baseUrl,
+    });
+    const token = await fetch(`${s.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: started.device_code,
+        client_id: 'colony-cli',
+      }),
+    });
+    expect(token.status).toBe(400);
+    expect(((await token.json()) as Json).error).toBe('authorization_pending');
+    const browser = new HttpBrowser(s.baseUrl);
+    await browser.signUp(person());
+    const input = await (await browser.fetch('/oauth/device')).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(input)?.[1] ?? '';
+    const wrong = await browser.submit('/oauth/device', { xsrf, user_code: 'BBBB-BBBB' });
+    expect(await wrong.response.text()).toContain('not valid or has expired');
   });
 
   describe('refusals', () => {
