@@ -26,6 +26,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -237,5 +238,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await registerIdentity(app);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
+  await app.register(mcpPlugin);
   return app;
 }

@@ -1,6 +1,7 @@
 // The identity services every surface reads as `app.colony.identity`, built once by buildServer().
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { MemoryService } from '../memory/memory-service.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import type { OfficeMembersRepo } from '../storage/office-members-repo.ts';
@@ -25,6 +26,8 @@ export interface IdentityServices {
   connectedApps: ConnectedApps;
   /** Verifiers for the credentials identity issues: OAuth access tokens and API keys. */
   verifiers: CredentialVerifier[];
+  /** Each account's memory (cortex), served by the MCP memory tools. */
+  memory: MemoryService;
 }
 
 export interface IdentityDeps {
@@ -68,6 +71,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     cookieSecret,
     authorizationServer,
     connectedApps: new ConnectedApps(authorizationServer, repos.oauth, now),
+    memory: new MemoryService({ repo: repos.memories, dialect: storage.kind, now }),
     verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
     signInLimiter: new RateLimiter({
       bucket: 'signin',

@@ -1,6 +1,7 @@
-// The identity repositories, grouped so Storage gains one field for them.
+// The identity repositories (and the memory store keyed by account), grouped so Storage gains one field.
 import { AccountsRepo } from './accounts-repo.ts';
 import { ApiKeysRepo } from './api-keys-repo.ts';
+import { MemoriesRepo } from './memories-repo.ts';
 import { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
 import { OfficeMembersRepo } from './office-members-repo.ts';
 import { ServerKeysRepo } from './server-keys-repo.ts';
@@ -12,6 +13,8 @@ export class IdentityRepos {
   readonly serverKeys: ServerKeysRepo;
   readonly oauth: OAuthArtifactsRepo;
   readonly apiKeys: ApiKeysRepo;
+  /** The memory (cortex) of each account. */
+  readonly memories: MemoriesRepo;
 
   constructor(db: SqlDriver) {
     this.accounts = new AccountsRepo(db);
@@ -19,5 +22,6 @@ export class IdentityRepos {
     this.serverKeys = new ServerKeysRepo(db);
     this.oauth = new OAuthArtifactsRepo(db);
     this.apiKeys = new ApiKeysRepo(db);
+    this.memories = new MemoriesRepo(db);
   }
 }
