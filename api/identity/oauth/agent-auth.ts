@@ -1,5 +1,6 @@
 // Pure: the `agent_auth` block of the authorization-server metadata. It tells an agent, in one
 // document, how to obtain each identity type of the service (spec 5.5) and where to read more.
+import { memoryToolScopes, publicToolNames } from '../../mcp/tool-scopes.ts';
 import { apiKeyPrefix } from '../keys/api-key-format.ts';
 import { scopeDescriptions } from '../scopes.ts';
 import { CLI_CLIENT_ID, DEVICE_CODE_GRANT, oauthRoutes } from './provider-config.ts';
@@ -74,6 +75,9 @@ export function agentAuthBlock(baseUrl: string, environment: 'production' | 'san
     mcp: {
       endpoint: `${b}/mcp`,
       protected_resource_metadata: `${b}/.well-known/oauth-protected-resource/mcp`,
+      transport: 'streamable-http',
+      public_tools: publicToolNames,
+      memory_tools: memoryToolScopes,
     },
     scopes: scopeDescriptions,
   };
