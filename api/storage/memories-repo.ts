@@ -59,9 +59,30 @@ const toRecord = (r: Row): MemoryRecord => ({
   createdAt: Number(r.created_at),
 });
 
-/** `$from, $from+1, …` placeholders for a list parameter. */
+/** `($from, $from+1, …)`: placeholders for a list or a row of parameters. */
 const placeholders = (n: number, from: number) =>
-  Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');
+  `(${Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ')})`;
+
+const INSERT =
+  'INSERT INTO memories (id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at)';
+const PG_BATCH = 500;
+
+const rowParams = (m: MemoryRecord) => [
+  m.id,
+  m.accountId,
+  m.kind,
+  m.content,
+  m.source,
+  m.documentId,
+  m.chunkIndex,
+  m.occurredAt,
+  m.createdAt,
+];
+
+function insertRows(tx: SqlExecutor, rows: readonly MemoryRecord[]) {
+  const values = rows.map((_, i) => placeholders(9, 1 + i * 9)).join(', ');
+  return tx.query(`${INSERT} VALUES ${values}`, rows.flatMap(rowParams));
+}
 
 export class MemoriesRepo {
   private readonly db: SqlDriver;
@@ -74,29 +95,21 @@ export class MemoriesRepo {
   async insertMany(memories: readonly MemoryRecord[]): Promise<void> {
     if (memories.length === 0) return;
     await this.db.transaction(async (tx) => {
-      for (const m of memories) await this.insertOne(tx, m);
+      if (tx.dialect === 'postgres') {
+        // Multi-row statements: a large document is one round trip per 500 chunks, not per chunk.
+        for (let i = 0; i < memories.length; i += PG_BATCH)
+          await insertRows(tx, memories.slice(i, i + PG_BATCH));
+        return;
+      }
+      for (const m of memories) await this.insertSqlite(tx, m);
     });
   }
 
-  private async insertOne(tx: SqlExecutor, m: MemoryRecord): Promise<void> {
-    const params = [
-      m.id,
-      m.accountId,
-      m.kind,
-      m.content,
-      m.source,
-      m.documentId,
-      m.chunkIndex,
-      m.occurredAt,
-      m.createdAt,
-    ];
-    const insert = `INSERT INTO memories (id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
-    if (tx.dialect === 'postgres') {
-      await tx.query(insert, params);
-      return;
-    }
-    const [row] = await tx.query<{ seq: number }>(`${insert} RETURNING seq`, params);
+  private async insertSqlite(tx: SqlExecutor, m: MemoryRecord): Promise<void> {
+    const [row] = await tx.query<{ seq: number }>(
+      `${INSERT} VALUES ${placeholders(9, 1)} RETURNING seq`,
+      rowParams(m),
+    );
     await tx.query('INSERT INTO memories_fts (rowid, content, source) VALUES ($1, $2, $3)', [
       Number(row?.seq),
       m.content,
@@ -137,7 +150,7 @@ export class MemoriesRepo {
   async get(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.query<Row>(
-      `SELECT ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN (${placeholders(ids.length, 2)})`,
+      `SELECT ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN ${placeholders(ids.length, 2)}`,
       [accountId, ...ids],
     );
     return rows.map(toRecord);
@@ -147,16 +160,16 @@ export class MemoriesRepo {
   async delete(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const list = placeholders(ids.length, 2);
+      const inList = placeholders(ids.length, 2);
       if (tx.dialect === 'postgres') {
         const rows = await tx.query<Row>(
-          `DELETE FROM memories m WHERE m.account_id = $1 AND m.id IN (${list}) RETURNING ${COLUMNS}`,
+          `DELETE FROM memories m WHERE m.account_id = $1 AND m.id IN ${inList} RETURNING ${COLUMNS}`,
           [accountId, ...ids],
         );
         return rows.map(toRecord);
       }
       const rows = await tx.query<Row & { seq: number }>(
-        `SELECT m.seq, ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN (${list})`,
+        `SELECT m.seq, ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN ${inList}`,
         [accountId, ...ids],
       );
       for (const r of rows) {
