@@ -1,15 +1,13 @@
 // The memory (cortex) tools. The HTTP gate has already checked token and scope; each tool checks
 // again and acts only on the memory of the token's own account.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import type { AppServices } from '../app-services.ts';
 import { type Principal, principalCoversOffice } from '../shared/identity.ts';
+import { memoryToolInputs as inputs } from './memory-tool-schemas.ts';
 import { jsonResult, type ToolResult, toolError } from './tool-result.ts';
 import { type MemoryToolName, memoryToolScopes } from './tool-scopes.ts';
 
-const source = z.string().min(1).max(200).optional().describe('Where this came from (a title, URL or app)');
-const occurredAt = z.iso.datetime({ offset: true }).optional().describe('When it happened (ISO 8601)');
 const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
 
 /** Integrations a memory can be filled from: OAuth-connected ones and declared memory sources. */
@@ -45,7 +43,7 @@ export function registerMemoryTools(
     {
       title: 'Remember a fact',
       description: 'Stores one fact or note in your memory. Needs memory:write.',
-      inputSchema: z.object({ text: z.string().trim().min(1).max(20_000), source, occurredAt }),
+      inputSchema: inputs.cortex_remember,
       annotations: writes,
     },
     guarded('cortex_remember', async (accountId, a: { text: string; source?: string; occurredAt?: string }) =>
@@ -61,11 +59,7 @@ export function registerMemoryTools(
       title: 'Ingest a document',
       description:
         'Stores a document, split into chunks on paragraph and sentence boundaries. Needs memory:write.',
-      inputSchema: z.object({
-        content: z.string().trim().min(1).max(1_000_000),
-        source: z.string().min(1).max(200).describe('The document title, path or URL'),
-        occurredAt,
-      }),
+      inputSchema: inputs.cortex_ingest,
       annotations: writes,
     },
     guarded(
@@ -86,14 +80,7 @@ export function registerMemoryTools(
       title: 'Ingest a conversation',
       description:
         'Stores a conversation, consecutive turns kept together with their speakers. Needs memory:write.',
-      inputSchema: z.object({
-        messages: z
-          .array(z.object({ role: z.string().min(1).max(40), content: z.string().max(20_000) }))
-          .min(1)
-          .max(2000),
-        source,
-        occurredAt,
-      }),
+      inputSchema: inputs.cortex_ingest_conversation,
       annotations: writes,
     },
     guarded(
@@ -118,10 +105,7 @@ export function registerMemoryTools(
     {
       title: 'Recall memories',
       description: 'The memories most relevant to a query, best first (hybrid retrieval). Needs memory:read.',
-      inputSchema: z.object({
-        query: z.string().trim().min(1).max(2000),
-        limit: z.number().int().min(1).max(50).default(5),
-      }),
+      inputSchema: inputs.cortex_recall,
       annotations: reads,
     },
     guarded('cortex_recall', async (accountId, a: { query: string; limit: number }) =>
@@ -135,10 +119,7 @@ export function registerMemoryTools(
       title: 'Ask your memory',
       description:
         'Answers a question from your memory, citing the memories it quotes as [n]. Needs memory:read.',
-      inputSchema: z.object({
-        question: z.string().trim().min(1).max(2000),
-        limit: z.number().int().min(1).max(20).default(5),
-      }),
+      inputSchema: inputs.cortex_ask,
       annotations: reads,
     },
     guarded('cortex_ask', async (accountId, a: { question: string; limit: number }) =>
@@ -152,16 +133,7 @@ export function registerMemoryTools(
       title: 'Forget memories',
       description:
         'Deletes memories by id, or every memory containing all the words of a query (at most 100). Needs memory:write.',
-      inputSchema: z
-        .object({
-          ids: z
-            .array(z.string().regex(/^mem_[a-z2-7]{24}$/))
-            .min(1)
-            .max(100)
-            .optional(),
-          query: z.string().trim().min(1).max(2000).optional(),
-        })
-        .refine((a) => a.ids !== undefined || a.query !== undefined, 'give ids or query'),
+      inputSchema: inputs.cortex_forget,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },
     guarded('cortex_forget', async (accountId, a: { ids?: string[]; query?: string }) => {
@@ -175,7 +147,7 @@ export function registerMemoryTools(
     {
       title: 'What your memory holds',
       description: 'How many memories are stored, by source and kind. Needs memory:read.',
-      inputSchema: z.object({}),
+      inputSchema: inputs.cortex_manifest,
       annotations: reads,
     },
     guarded('cortex_manifest', async (accountId) => jsonResult(await memory.manifest(accountId))),
@@ -187,7 +159,7 @@ export function registerMemoryTools(
       title: 'Memory index health',
       description:
         'Memory count, full-text index health and whether vector retrieval is on. Needs memory:read.',
-      inputSchema: z.object({}),
+      inputSchema: inputs.cortex_status,
       annotations: reads,
     },
     guarded('cortex_status', async (accountId) => jsonResult(await memory.status(accountId))),
@@ -199,7 +171,7 @@ export function registerMemoryTools(
       title: 'Sources you can connect',
       description:
         'Integrations that can fill your memory, from the integration registry. Needs memory:read.',
-      inputSchema: z.object({}),
+      inputSchema: inputs.cortex_connectable_sources,
       annotations: reads,
     },
     guarded('cortex_connectable_sources', async () =>
@@ -212,11 +184,7 @@ export function registerMemoryTools(
     {
       title: 'Link to connect a source',
       description: 'The browser link that connects a source to one of your offices. Needs memory:read.',
-      inputSchema: z.object({
-        integrationId: z.string().min(1).max(40),
-        officeId: z.string().min(1).max(63),
-        instance: z.string().min(1).max(40).optional(),
-      }),
+      inputSchema: inputs.cortex_connect_link,
       annotations: reads,
     },
     guarded(

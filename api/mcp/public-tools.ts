@@ -18,6 +18,20 @@ export interface PublicToolDeps {
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
+// Built once, not per request: converting schemas dominated the cost of an MCP call.
+const inputs = {
+  get_pricing: z.object({ plan: z.string().max(64).optional().describe('Only this plan slug') }),
+  get_platform_status: z.object({ service: z.string().max(64).optional().describe('Only this service') }),
+  search_docs: z.object({
+    query: z.string().min(1).max(500),
+    limit: z.number().int().min(1).max(20).default(5),
+  }),
+  list_skills: z.object({
+    limit: z.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+  }),
+};
+
 export function registerPublicTools(server: McpServer, deps: PublicToolDeps): void {
   const { services, docs, skills } = deps;
 
@@ -26,7 +40,7 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
     {
       title: 'Colony pricing',
       description: 'Plans, monthly and annual prices (integer cents USD), credits, limits and add-ons.',
-      inputSchema: z.object({ plan: z.string().max(64).optional().describe('Only this plan slug') }),
+      inputSchema: inputs.get_pricing,
       annotations: readOnly,
     },
     async ({ plan }) => {
@@ -43,7 +57,7 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
     {
       title: 'Platform status',
       description: 'Health of each running part of Colony, and the overall state.',
-      inputSchema: z.object({ service: z.string().max(64).optional().describe('Only this service') }),
+      inputSchema: inputs.get_platform_status,
       annotations: readOnly,
     },
     async ({ service }) => {
@@ -70,10 +84,7 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
     {
       title: 'Search the Colony docs',
       description: 'Full-text search over the Colony documentation (API, errors, auth, configuration).',
-      inputSchema: z.object({
-        query: z.string().min(1).max(500),
-        limit: z.number().int().min(1).max(20).default(5),
-      }),
+      inputSchema: inputs.search_docs,
       annotations: readOnly,
     },
     async ({ query, limit }) => jsonResult({ results: searchSections(docs, query, limit) }),
@@ -84,10 +95,7 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
     {
       title: 'List agent skills',
       description: 'Published agent skills, a page at a time; pass nextCursor back to continue.',
-      inputSchema: z.object({
-        limit: z.number().int().min(1).max(100).default(20),
-        cursor: z.string().max(512).optional(),
-      }),
+      inputSchema: inputs.list_skills,
       annotations: readOnly,
     },
     async ({ limit, cursor }) => {
