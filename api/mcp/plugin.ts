@@ -66,7 +66,10 @@ export async function mcpPlugin(app: FastifyInstance): Promise<void> {
           'unauthorized',
           `The memory tools need a bearer token with ${needed.join(', ')}.`,
           {
-            headers: { 'www-authenticate': bearerChallenge(baseUrl, undefined, metadataUrl) },
+            // The scope attribute (RFC 6750 §3) tells the client what to ask for in the first place.
+            headers: {
+              'www-authenticate': `${bearerChallenge(baseUrl, undefined, metadataUrl)}, scope="${needed.join(' ')}"`,
+            },
           },
         );
       }

@@ -1,8 +1,14 @@
 // The MCP endpoint end to end with the official SDK client, tokens from a real OAuth flow
 // (openid-client), step-up challenges at the HTTP level and memory isolation, on both databases.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuthTestClient } from '../support/oauth-client.ts';
+import { HttpBrowser } from '../support/http-browser.ts';
+import { newPerson, OAuthTestClient, TEST_REDIRECT } from '../support/oauth-client.ts';
 import { type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
@@ -51,6 +57,50 @@ const toolCall = (name: string, args: Json = {}) => ({
   method: 'tools/call',
   params: { name, arguments: args },
 });
+
+/**
+ * The SDK's own OAuth client: it discovers, registers and builds the authorization URL itself;
+ * the "browser redirect" is handed to the test, which approves it as a person would.
+ */
+class SdkOAuthProvider implements OAuthClientProvider {
+  private client?: Json;
+  private saved?: Json;
+  private verifier = '';
+  readonly redirects: URL[] = [];
+  get redirectUrl() {
+    return TEST_REDIRECT;
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'SDK test client',
+      redirect_uris: [TEST_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client as never;
+  }
+  saveClientInformation(info: Json) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved as never;
+  }
+  saveTokens(tokens: Json) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.redirects.push(url);
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
 
 describe.each(storageTargets)('MCP server on $name', (target) => {
   let s: ListeningServer;
@@ -111,7 +161,7 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     const res = await rawCall(s.baseUrl, toolCall('cortex_recall', { query: 'anything' }));
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${s.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${s.baseUrl}/.well-known/oauth-protected-resource/mcp", scope="memory:read"`,
     );
     const client = await connect(s.baseUrl);
     await expect(client.callTool({ name: 'cortex_recall', arguments: { query: 'x' } })).rejects.toThrow();
@@ -208,6 +258,49 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('lets the SDK client sign in by itself (discovery, registration, PKCE) and step up to memory:write', async () => {
+    const provider = new SdkOAuthProvider();
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), {
+      authProvider: provider,
+    });
+    const client = new Client({ name: 'sdk-oauth', version: '1.0.0' });
+    await client.connect(transport);
+    const browser = new HttpBrowser(s.baseUrl);
+    await browser.signUp(newPerson('Sdk'));
+    /** Approves the authorization request the SDK last "opened", and hands it the redirect. */
+    const approve = async () => {
+      const url = provider.redirects.at(-1);
+      if (!url) throw new Error('the SDK did not ask for authorization');
+      const step = await browser.follow(url.href);
+      const uid = /action="\/oauth\/interaction\/([^/"]+)\/confirm"/.exec(await step.response.text())?.[1];
+      const done = uid ? await browser.submit(`/oauth/interaction/${uid}/confirm`, {}) : step;
+      await transport.finishAuth(new URL(done.url).searchParams);
+      return url;
+    };
+
+    await expect(
+      client.callTool({ name: 'cortex_recall', arguments: { query: 'x' } }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const first = await approve();
+    expect(first.searchParams.get('scope')?.split(' ')).toContain('memory:read');
+    expect(first.searchParams.get('scope')?.split(' ')).not.toContain('memory:write');
+    expect(first.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(first.searchParams.get('resource')).toBe(`${s.baseUrl}/mcp`);
+    expect(await call(client, 'cortex_recall', { query: 'x' })).toEqual({ memories: [] });
+
+    // memory:write is missing: the server answers 403 insufficient_scope and the SDK asks again.
+    await expect(
+      client.callTool({ name: 'cortex_remember', arguments: { text: 'Stepped up.' } }),
+    ).rejects.toThrow();
+    const second = await approve();
+    expect(second.searchParams.get('scope')?.split(' ')).toEqual(
+      expect.arrayContaining(['memory:read', 'memory:write']),
+    );
+    const stored = await call(client, 'cortex_remember', { text: 'Stepped up.' });
+    expect(stored.ids).toHaveLength(1);
+    await client.close();
   });
 
   it('serves 2025-era clients statelessly and validates tool arguments', async () => {

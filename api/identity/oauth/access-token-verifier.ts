@@ -4,6 +4,7 @@ import type { CredentialVerifier } from '../../shared/identity.ts';
 import type { OfficeMembersRepo } from '../../storage/office-members-repo.ts';
 import type { AccountService } from '../accounts/account-service.ts';
 import { accountPrincipal } from '../principals.ts';
+import { oidcScopes } from '../scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 
 export function accessTokenVerifier(
@@ -21,12 +22,14 @@ export function accessTokenVerifier(
       const account = await accounts.get(at.accountId);
       if (!account) return null;
       const audience = Array.isArray(at.aud) ? at.aud[0] : at.aud;
+      const granted = at.scope ? at.scope.split(' ') : [];
       return accountPrincipal(
         account,
         {
           type: 'user',
           credential: 'oauth_access_token',
-          scopes: at.scope ? at.scope.split(' ') : [],
+          // A token issued without a resource is for userinfo: it never carries a resource scope.
+          scopes: audience ? granted : granted.filter((x) => (oidcScopes as readonly string[]).includes(x)),
           offices: null,
           ...(audience ? { resource: audience } : {}),
           clientId: at.clientId,

@@ -7,7 +7,7 @@ import {
   type ResourceServer,
 } from 'oidc-provider';
 import type { Account } from '../accounts/account.ts';
-import { oidcScopes } from '../scopes.ts';
+import { scopesSupported } from '../scopes.ts';
 import {
   authorizationErrorPage,
   deviceCodeInputPage,
@@ -89,7 +89,10 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     jwks: deps.keys.jwks as Configuration['jwks'],
     cookies: { keys: deps.keys.cookieKeys, long: cookie, short: cookie },
     routes: oauthRoutes,
-    scopes: [...oidcScopes],
+    // Every scope, not only the OpenID ones: registration checks a client's `scope` metadata against
+    // this list, and MCP clients register with the resource scopes they want (memory:read, …).
+    // Which scopes an access token carries is still decided per resource (resourceServerInfo).
+    scopes: [...scopesSupported],
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'] },
     async findAccount(_ctx, sub) {
       const account = await deps.findAccount(sub);

@@ -31,6 +31,10 @@ export class StorageAdapter implements Adapter {
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     // The id travels in the payload as jti; it is put back from the caller's id on the way out.
     const { jti: _jti, ...rest } = payload;
+    // A registered client's `scope` is not kept as a ceiling: oidc-provider would refuse any scope
+    // beyond it, and MCP clients register with the scope of their first challenge, then step up.
+    // The person still approves every scope on the consent page.
+    if (this.model === 'Client') delete rest.scope;
     await this.repo.upsert({
       model: this.model,
       id: this.key(id),
