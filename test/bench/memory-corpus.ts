@@ -1,5 +1,5 @@
 // A labelled retrieval corpus, generated from a seed: three facts per invented service name, and
-// paraphrased questions whose one right answer is known.
+// questions (literal and paraphrased) whose one right answer is known.
 
 const SYLLABLES = 'ka lo mi ren tu vex sa dor qui bel nam zo pha lu tec wyn gar os fi mel'.split(' ');
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
@@ -41,10 +41,15 @@ export function memoryCorpus(memories: number, queries: number, seed = 7) {
       `${name} is owned by ${pick(PEOPLE)} on the ${pick(TEAMS)} team.`,
       `The nightly ${name} database backup starts at ${Math.floor(rand() * 24)}:00 UTC.`,
     );
+    // Half the questions share a content word with their answer; the other half are paraphrases
+    // that share only the name, which full-text ranking alone cannot tell apart.
     questions.push([
       { query: `when is ${name} deployed?`, answer: base },
       { query: `which team owns ${name}`, answer: base + 1 },
       { query: `what time does the ${name} backup run`, answer: base + 2 },
+      { query: `what day does ${name} ship to production`, answer: base },
+      { query: `who is responsible for ${name}`, answer: base + 1 },
+      { query: `when is ${name} copied for safekeeping`, answer: base + 2 },
     ]);
   }
   const labelled: LabelledQuery[] = [];
