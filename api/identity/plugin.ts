@@ -2,6 +2,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { renewSessionCookie } from './accounts/current-account.ts';
+import { oauthPlugin } from './oauth/plugin.ts';
 import { identityPages } from './pages/routes.ts';
 
 /**
@@ -16,4 +17,5 @@ export async function registerIdentity(app: FastifyInstance): Promise<void> {
     done(null, payload);
   });
   await app.register(identityPages);
+  await app.register(oauthPlugin);
 }
