@@ -10,7 +10,9 @@ import {
   validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
+import { acpPlugin } from './acp/plugin.ts';
 import type { AppServices } from './app-services.ts';
+import { buildCommerce } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
@@ -157,11 +159,12 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
 
+  const catalog = buildCatalog(prices);
   const services: AppServices = {
     config,
     storage,
     prices,
-    catalog: buildCatalog(prices),
+    catalog,
     probes,
     jobHandlers,
     jobRunner,
@@ -176,6 +179,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
+    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -229,5 +233,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   registerHealthRoutes(app, () => closing);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
+  await app.register(acpPlugin);
   return app;
 }

@@ -1,4 +1,6 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
+import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
 import { PostgresDriver } from './postgres-driver.ts';
@@ -6,6 +8,7 @@ import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { SkillsRepo } from './skills-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
+import { SubscriptionsRepo } from './subscriptions-repo.ts';
 
 export type StorageTarget =
   | { kind: 'sqlite'; file: string }
@@ -16,6 +19,9 @@ export interface Storage {
   readonly skills: SkillsRepo;
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
+  readonly checkoutSessions: CheckoutSessionsRepo;
+  readonly checkoutIdempotency: CheckoutIdempotencyRepo;
+  readonly subscriptions: SubscriptionsRepo;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -41,6 +47,9 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     skills: new SkillsRepo(driver),
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
+    checkoutSessions: new CheckoutSessionsRepo(driver),
+    checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
+    subscriptions: new SubscriptionsRepo(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');
