@@ -86,6 +86,11 @@ export class CheckoutSessionsRepo {
       });
   }
 
+  async count(): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>('SELECT COUNT(*) AS n FROM checkout_sessions');
+    return Number(row?.n ?? 0);
+  }
+
   /** The sweeper: every live session past its expiry becomes `expired`; returns how many. */
   async expireDue(now: number, limit = 500): Promise<number> {
     const rows = await this.db.query(
