@@ -10,9 +10,9 @@ import {
   validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
-import { acpPlugin } from './acp/plugin.ts';
 import type { AppServices } from './app-services.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
+import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
@@ -233,6 +233,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   registerHealthRoutes(app, () => closing);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
-  await app.register(acpPlugin);
+  await app.register(commercePlugin);
   return app;
 }

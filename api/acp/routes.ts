@@ -4,8 +4,9 @@ import { buyerFrom } from '../commerce/buyer-input.ts';
 import type { PricedCart } from '../commerce/checkout-pricing.ts';
 import type { CreateOutcome, MoveOutcome, Render } from '../commerce/checkout-service.ts';
 import { type Buyer, cancelSession, completeSession, updateSession } from '../commerce/checkout-session.ts';
-import { type IdempotentHandler, runIdempotent } from '../commerce/idempotent-request.ts';
-import { idempotencyKeyOf, jsonResponse, sendFinished } from '../commerce/send-response.ts';
+import type { IdempotentHandler } from '../commerce/idempotent-request.ts';
+import { idempotentRoute, type ProtocolErrors } from '../commerce/idempotent-route.ts';
+import { jsonResponse, sendFinished } from '../commerce/send-response.ts';
 import type { FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
 import { AcpError, acpErrorBody } from './errors.ts';
 import { presentAcpSession } from './present-session.ts';
@@ -58,53 +59,41 @@ export function registerAcpRoutes(app: FastifyInstance): void {
         }),
       );
 
-  /** Runs a POST under its Idempotency-Key; ACP errors thrown inside become stored, replayable answers. */
-  async function idempotent(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    route: string,
-    run: IdempotentHandler,
-  ): Promise<FastifyReply> {
-    const version = request.acpVersion;
-    const key = idempotencyKeyOf(request);
-    if (key === 'invalid') {
-      throw new AcpError(
-        'idempotency_key_invalid',
-        'Idempotency-Key must be 1 to 255 visible ASCII characters.',
-      );
-    }
-    const scope = `acp:${route}:${(request.params as { id?: string }).id ?? ''}`;
-    const result = await runIdempotent(
-      storage.checkoutIdempotency,
-      key === undefined ? undefined : { scope, key, request: { version, body: request.body ?? null } },
-      idempotency,
-      now(),
-      async (storeWith) => {
-        try {
-          return await run(storeWith);
-        } catch (err) {
-          if (err instanceof AcpError) return { response: acpErrorResponse(err, version), stored: false };
-          throw err;
-        }
-      },
-    );
-    if (result.kind === 'conflict') {
-      throw new AcpError(
+  const errors: ProtocolErrors = {
+    render: () => undefined,
+    invalidKey: () =>
+      new AcpError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters.'),
+    conflict: () =>
+      new AcpError(
         'idempotency_conflict',
         'Idempotency-Key has already been used with a different request body.',
-      );
-    }
-    if (result.kind === 'in_flight') {
-      throw new AcpError(
+      ),
+    inFlight: (seconds) =>
+      new AcpError(
         'idempotency_in_flight',
         'A request with this Idempotency-Key is currently being processed.',
         {
-          headers: { 'retry-after': String(result.retryAfterSeconds) },
+          headers: { 'retry-after': String(seconds) },
         },
-      );
-    }
-    return sendFinished(reply, result.response, result.replayed);
-  }
+      ),
+  };
+
+  /** Runs a POST under its Idempotency-Key; ACP errors thrown inside become stored, replayable answers. */
+  const idempotent = (request: FastifyRequest, reply: FastifyReply, route: string, run: IdempotentHandler) =>
+    idempotentRoute({
+      request,
+      reply,
+      repo: storage.checkoutIdempotency,
+      settings: idempotency,
+      now: now(),
+      scope: `acp:${route}:${(request.params as { id?: string }).id ?? ''}`,
+      variant: request.acpVersion,
+      errors: {
+        ...errors,
+        render: (err) => (err instanceof AcpError ? acpErrorResponse(err, request.acpVersion) : undefined),
+      },
+      run,
+    });
 
   const cartOf = (items: ReturnType<typeof requestedItems>): PricedCart | undefined => {
     if (!items) return undefined;

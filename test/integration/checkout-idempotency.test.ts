@@ -89,7 +89,7 @@ describe.each(storageTargets)('checkout idempotency on $name', (t) => {
     await storage.checkoutIdempotency.claim({
       scope: 'acp:create:',
       key: 'flight-1',
-      fingerprint: requestHash({ version: '2026-04-17', body: { line_items: [planLine()] } }),
+      fingerprint: requestHash({ variant: '2026-04-17', body: { line_items: [planLine()] } }),
       now: s.clock.now,
       lockMs: 60_000,
       ttlMs: 24 * HOUR,
