@@ -25,13 +25,17 @@ case "${1:-}" in
     # The e2e tier: installs the chart into the cluster and runs the user stories against it.
     exec npm run test:e2e
     ;;
+  conformance)
+    # Validates what Colony emits for every ACP and UCP version against the official schemas in $2.
+    exec npm run conformance -- "${@:2}"
+    ;;
   bench)
     # The controller benchmark runs against the local control plane unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     exec npm run bench
     ;;
   *)
-    echo "usage: scripts/dev.sh start|test|bench" >&2
+    echo "usage: scripts/dev.sh start|test|bench|conformance <folder>" >&2
     exit 64
     ;;
 esac
