@@ -30,6 +30,8 @@ case "${1:-}" in
     exec npm run conformance -- "${@:2}"
     ;;
   bench)
+    # The checkout benchmark measures PostgreSQL too.
+    [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
     # The controller benchmark runs against the local control plane unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     exec npm run bench

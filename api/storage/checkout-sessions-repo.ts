@@ -65,20 +65,17 @@ export class CheckoutSessionsRepo {
 
   /** False when another writer moved the session first (the caller re-reads and decides again). */
   async write(w: SessionWrite): Promise<boolean> {
-    const run = async (tx: SqlExecutor): Promise<boolean> => {
-      const written = w.created ? await insert(tx, w.session) : await replace(tx, w.session);
-      if (!written) return false;
-      if (w.idempotency)
-        await finishIdempotency(tx, w.idempotency.scope, w.idempotency.key, w.idempotency.response);
-      return true;
-    };
-    if (!w.idempotency) return run(this.db);
-    // A rolled-back transaction leaves the record in flight; the caller then abandons it.
+    if (!w.idempotency) return w.created ? insert(this.db, w.session) : replace(this.db, w.session);
+    // PostgreSQL: one statement writes both, atomically, saving the round trips of a transaction.
+    if (this.db.dialect === 'postgres')
+      return writeWithResponse(this.db, w.session, w.created, w.idempotency);
+    const { idempotency } = w;
     return this.db
       .transaction(async (tx) => {
-        const ok = await run(tx);
-        if (!ok) throw new LostRace();
-        return ok;
+        const written = w.created ? await insert(tx, w.session) : await replace(tx, w.session);
+        if (!written) throw new LostRace();
+        await finishIdempotency(tx, idempotency.scope, idempotency.key, idempotency.response);
+        return true;
       })
       .catch((err) => {
         if (err instanceof LostRace) return false;
@@ -109,20 +106,47 @@ export class CheckoutSessionsRepo {
 
 class LostRace extends Error {}
 
+const INSERT_SESSION = `INSERT INTO checkout_sessions (id, protocol, status, data, revision, created_at, updated_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`;
+const insertParams = (s: CheckoutSession) =>
+  [s.id, s.protocol, s.status, dataOf(s), s.revision, s.createdAt, s.updatedAt, s.expiresAt] as const;
+
+const REPLACE_SESSION = `UPDATE checkout_sessions SET status = $3, data = $4, revision = $5, updated_at = $6
+  WHERE id = $1 AND revision = $2 RETURNING id`;
+const replaceParams = (s: CheckoutSession) =>
+  [s.id, s.revision - 1, s.status, dataOf(s), s.revision, s.updatedAt] as const;
+
 async function insert(tx: SqlExecutor, s: CheckoutSession): Promise<boolean> {
-  await tx.query(
-    `INSERT INTO checkout_sessions (id, protocol, status, data, revision, created_at, updated_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [s.id, s.protocol, s.status, dataOf(s), s.revision, s.createdAt, s.updatedAt, s.expiresAt],
-  );
-  return true;
+  return (await tx.query(INSERT_SESSION, insertParams(s))).length === 1;
 }
 
 async function replace(tx: SqlExecutor, s: CheckoutSession): Promise<boolean> {
-  const rows = await tx.query(
-    `UPDATE checkout_sessions SET status = $2, data = $3, revision = $4, updated_at = $5
-     WHERE id = $1 AND revision = $6 RETURNING id`,
-    [s.id, s.status, dataOf(s), s.revision, s.updatedAt, s.revision - 1],
+  return (await tx.query(REPLACE_SESSION, replaceParams(s))).length === 1;
+}
+
+// The session write and the stored response in one statement; the response is recorded only when the
+// session was written (a lost revision race writes neither).
+async function writeWithResponse(
+  db: SqlExecutor,
+  s: CheckoutSession,
+  created: boolean,
+  idem: NonNullable<SessionWrite['idempotency']>,
+): Promise<boolean> {
+  const params = created ? insertParams(s) : replaceParams(s);
+  const n = params.length;
+  const [row] = await db.query<{ written: number }>(
+    `WITH s AS (${created ? INSERT_SESSION : REPLACE_SESSION}),
+       i AS (UPDATE checkout_idempotency SET state = 'done', status_code = $${n + 3}, headers = $${n + 4}, body = $${n + 5}
+             WHERE scope = $${n + 1} AND key = $${n + 2} AND EXISTS (SELECT 1 FROM s) RETURNING 1)
+     SELECT (SELECT COUNT(*) FROM s) AS written`,
+    [
+      ...params,
+      idem.scope,
+      idem.key,
+      idem.response.statusCode,
+      writeJson(idem.response.headers),
+      idem.response.body,
+    ],
   );
-  return rows.length === 1;
+  return Number(row?.written) === 1;
 }

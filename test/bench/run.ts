@@ -2,6 +2,7 @@
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark.
+import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
@@ -12,6 +13,7 @@ const rounds = env('BENCH_ROUNDS', 6);
 
 const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
   controller: () =>
     benchController({
       offices: env('BENCH_CONTROLLER_OFFICES', 100),
