@@ -79,6 +79,35 @@ async function sessionsToComplete(colonyUrl: string, count: number): Promise<str
   return ids;
 }
 
+const LABELS: Record<string, string> = {
+  bare: 'bare INSERT',
+  create: 'ACP create (idem. key)',
+  complete: 'ACP complete',
+};
+
+function printRows(name: string, runs: Record<string, Figures[]>): void {
+  const sum = (op: string) => ({
+    rps: median((runs[op] ?? []).map((f) => f.rps)),
+    p50: median((runs[op] ?? []).map((f) => f.p50)),
+    p99: median((runs[op] ?? []).map((f) => f.p99)),
+  });
+  const bare = sum('bare');
+  for (const op of ['bare', 'create', 'complete']) {
+    const f = sum(op);
+    const cells = [
+      name,
+      LABELS[op] ?? op,
+      f.rps.toFixed(0),
+      f.p50.toFixed(2),
+      f.p99.toFixed(2),
+      (f.rps / bare.rps).toFixed(2),
+    ];
+    console.log(formatRow(cells, WIDTHS));
+  }
+}
+
+const WIDTHS = [12, 26, 9, 8, 8, 10];
+
 async function benchDatabase(
   name: string,
   target: string,
@@ -134,24 +163,7 @@ async function benchDatabase(
         if (op) runs[name]?.push(await run(op, opts));
       }
     }
-    const sum = (op: string) => ({
-      rps: median((runs[op] ?? []).map((f) => f.rps)),
-      p50: median((runs[op] ?? []).map((f) => f.p50)),
-      p99: median((runs[op] ?? []).map((f) => f.p99)),
-    });
-    const bare = sum('bare');
-    const widths = [12, 26, 9, 8, 8, 10];
-    for (const op of ['bare', 'create', 'complete']) {
-      const f = sum(op);
-      const label =
-        op === 'bare' ? 'bare INSERT' : op === 'create' ? 'ACP create (idem. key)' : 'ACP complete';
-      console.log(
-        formatRow(
-          [name, label, f.rps.toFixed(0), f.p50.toFixed(2), f.p99.toFixed(2), (f.rps / bare.rps).toFixed(2)],
-          widths,
-        ),
-      );
-    }
+    printRows(name, runs);
   } finally {
     child.kill('SIGTERM');
   }
