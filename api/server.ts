@@ -26,7 +26,10 @@ import {
   loadKubeConfig,
 } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
+import { createIdentityServices } from './identity/identity-services.ts';
+import { registerIdentity } from './identity/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
+import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
@@ -112,6 +115,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const now = opts.now ?? Date.now;
   const listenerOptions = {
     genReqId: requestIdFrom,
+    childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
@@ -169,6 +173,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
+    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
     registry,
     kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,
@@ -231,6 +236,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
 
   instrumentRequests(app, metrics);
   registerHealthRoutes(app, () => closing);
+  await registerIdentity(app);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
   await app.register(commercePlugin);

@@ -6,6 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
+import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
@@ -254,4 +255,6 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       return reply.code(204).send(null);
     },
   );
+
+  registerMemberRoutes(fastify);
 }

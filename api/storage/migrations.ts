@@ -1,5 +1,6 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
 import { commerceMigrations } from './migrations-commerce.ts';
+import { identityMigrations } from './migrations-identity.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
 export interface Migration {
@@ -87,6 +88,7 @@ export const migrations: readonly Migration[] = [
     },
   },
   ...commerceMigrations,
+  ...identityMigrations,
 ];
 
 /** Applies pending migrations; on PostgreSQL an advisory lock keeps replicas from racing. */

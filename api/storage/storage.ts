@@ -1,6 +1,7 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
 import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
+import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
 import { PostgresDriver } from './postgres-driver.ts';
@@ -22,6 +23,8 @@ export interface Storage {
   readonly checkoutSessions: CheckoutSessionsRepo;
   readonly checkoutIdempotency: CheckoutIdempotencyRepo;
   readonly subscriptions: SubscriptionsRepo;
+  /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
+  readonly identity: IdentityRepos;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     checkoutSessions: new CheckoutSessionsRepo(driver),
     checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
     subscriptions: new SubscriptionsRepo(driver),
+    identity: new IdentityRepos(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');
