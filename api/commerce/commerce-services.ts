@@ -7,6 +7,9 @@ import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limite
 import type { Storage } from '../storage/storage.ts';
 import { CheckoutService } from './checkout-service.ts';
 import type { IdempotencySettings } from './idempotent-request.ts';
+import type { PaymentProcessor } from './processors/processor.ts';
+import { StripeProcessor } from './processors/stripe-processor.ts';
+import { TestProcessor } from './processors/test-processor.ts';
 
 export interface CommerceUrls {
   continueUrl(sessionId: string): string;
@@ -20,6 +23,7 @@ export interface CommerceServices {
   limiter: RateLimiter;
   idempotency: IdempotencySettings;
   urls: CommerceUrls;
+  processor: PaymentProcessor;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -59,5 +63,17 @@ export function buildCommerce(deps: {
     }),
     idempotency: { ttlMs: config.commerce.idempotencyTtlHours * HOUR_MS, lockMs: 60_000 },
     urls: commerceUrls(config.baseUrl),
+    processor: buildProcessor(config, storage, now),
   };
+}
+
+function buildProcessor(config: Config, storage: Storage, now: () => number): PaymentProcessor {
+  const { processor, stripeSecretKey, stripeApiUrl } = config.commerce;
+  if (processor === 'stripe' && stripeSecretKey) {
+    return new StripeProcessor({
+      secretKey: stripeSecretKey,
+      ...(stripeApiUrl ? { apiUrl: stripeApiUrl } : {}),
+    });
+  }
+  return new TestProcessor({ baseUrl: config.baseUrl, handoffs: storage.billingHandoffs, now });
 }

@@ -1,4 +1,5 @@
-// Commerce on one server: ACP, UCP, their discovery documents, the policy pages and the expiry sweeper.
+// Commerce on one server: ACP, UCP, their discovery documents, the hosted billing page, the policy pages
+// and the expiry sweeper.
 import type { FastifyInstance } from 'fastify';
 import { acpPlugin } from '../acp/plugin.ts';
 import { businessProfile } from '../ucp/business-profile.ts';
@@ -6,6 +7,7 @@ import { PlatformProfiles } from '../ucp/platform-profile.ts';
 import { ucpPlugin } from '../ucp/plugin.ts';
 import { CURRENT_UCP_VERSION, UCP_VERSIONS } from '../ucp/versions.ts';
 import { acpDiscovery } from './acp-discovery.ts';
+import { billingPages } from './billing/routes.ts';
 import { startExpirySweeper } from './expiry-sweeper.ts';
 import { renderPrivacyPage, renderTermsPage } from './legal-pages.ts';
 
@@ -30,6 +32,8 @@ export async function commercePlugin(app: FastifyInstance): Promise<void> {
     allowInsecureProfiles: config.commerce.allowInsecureProfiles,
     handlerSpecUrl,
   });
+
+  await app.register(billingPages);
 
   const acpDoc = JSON.stringify(acpDiscovery(base));
   app.get('/.well-known/acp.json', hidden, async (_request, reply) =>

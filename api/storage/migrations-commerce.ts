@@ -42,10 +42,28 @@ const tables = (json: string, bigint: string) => `
     updated_at ${bigint} NOT NULL
   )`;
 
+const handoffs = (json: string, bigint: string) => `
+  CREATE TABLE billing_handoffs (
+    reference TEXT PRIMARY KEY,
+    processor TEXT NOT NULL,
+    checkout_session_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data ${json} NOT NULL,
+    created_at ${bigint} NOT NULL,
+    updated_at ${bigint} NOT NULL
+  );
+  CREATE INDEX billing_handoffs_session ON billing_handoffs (checkout_session_id)`;
+
 export const commerceMigrations: readonly Migration[] = [
   {
     id: 100,
     name: 'checkout sessions, checkout idempotency records and subscriptions',
     sql: { sqlite: tables('TEXT', 'INTEGER'), postgres: tables('JSONB', 'BIGINT') },
+  },
+  {
+    id: 101,
+    name: 'billing hand-offs from the hosted billing page to a payment processor',
+    sql: { sqlite: handoffs('TEXT', 'INTEGER'), postgres: handoffs('JSONB', 'BIGINT') },
   },
 ];

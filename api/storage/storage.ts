@@ -1,4 +1,5 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { BillingHandoffsRepo } from './billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 import { IdentityRepos } from './identity-repos.ts';
@@ -23,6 +24,7 @@ export interface Storage {
   readonly checkoutSessions: CheckoutSessionsRepo;
   readonly checkoutIdempotency: CheckoutIdempotencyRepo;
   readonly subscriptions: SubscriptionsRepo;
+  readonly billingHandoffs: BillingHandoffsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
@@ -53,6 +55,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     checkoutSessions: new CheckoutSessionsRepo(driver),
     checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
     subscriptions: new SubscriptionsRepo(driver),
+    billingHandoffs: new BillingHandoffsRepo(driver),
     identity: new IdentityRepos(driver),
     async ping() {
       const started = performance.now();
