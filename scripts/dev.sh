@@ -20,6 +20,10 @@ case "${1:-}" in
     # Chart tooling (helm, ct, actionlint from the Go module proxy; yamllint, yamale from PyPI),
     # pinned and cached outside the checkout: the chart checks and the e2e tier use it.
     bash scripts/ensure-helm-tools.sh >/dev/null
+    # Stripe's API mock for the Stripe processor tests (Go module proxy) and Debian's chromium for the
+    # billing page's browser test.
+    export_last_line bash scripts/ensure-stripe-mock.sh
+    bash scripts/ensure-chromium.sh >/dev/null
     npm run lint
     npm test
     # The e2e tier: installs the chart into the cluster and runs the user stories against it.

@@ -59,6 +59,15 @@ export class BillingHandoffsRepo {
     return row ? toHandoff(row) : undefined;
   }
 
+  /** The hand-offs of one checkout session, newest first. */
+  async ofSession(checkoutSessionId: string): Promise<BillingHandoff[]> {
+    const rows = await this.db.query<HandoffRow>(
+      'SELECT * FROM billing_handoffs WHERE checkout_session_id = $1 ORDER BY created_at DESC, reference',
+      [checkoutSessionId],
+    );
+    return rows.map(toHandoff);
+  }
+
   async complete(reference: string, data: Record<string, unknown>, now: number): Promise<void> {
     await this.db.query(
       `UPDATE billing_handoffs SET status = 'complete', data = $2, updated_at = $3 WHERE reference = $1`,

@@ -14,6 +14,8 @@ export interface StripeProcessorOptions {
   secretKey: string;
   /** Another API address (stripe-mock in tests). */
   apiUrl?: string;
+  /** A client to use instead of building one (unit tests stand one in). */
+  client?: Pick<Stripe, 'checkout'>;
 }
 
 function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof Stripe>[1] {
@@ -34,10 +36,10 @@ const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
-  private readonly stripe: Stripe;
+  private readonly stripe: Pick<Stripe, 'checkout'>;
 
   constructor(o: StripeProcessorOptions) {
-    this.stripe = new Stripe(o.secretKey, clientOptions(o.apiUrl));
+    this.stripe = o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl));
     this.testMode = /^(sk|rk)_test_/.test(o.secretKey);
   }
 
