@@ -79,14 +79,23 @@ export class SubscriptionsRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  /** An account has one current subscription: a new purchase replaces the previous record. */
+  /**
+   * An account has one current subscription: a new purchase replaces the previous record, while a
+   * repeated (or concurrent) finish of the same checkout keeps the first record's id, so the id the
+   * session's order names is the one stored.
+   */
   async record(s: SubscriptionRecord): Promise<SubscriptionRecord> {
     const data = writeJson({ items: s.items, testMode: s.testMode } satisfies SubscriptionData);
     const [row] = await this.db.query<SubscriptionRow>(
       `INSERT INTO subscriptions (account_id, id, checkout_session_id, status, plan, billing_interval, data,
          trial_end, processor, processor_ref, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
-       ON CONFLICT (account_id) DO UPDATE SET id = excluded.id, checkout_session_id = excluded.checkout_session_id,
+       ON CONFLICT (account_id) DO UPDATE SET
+         id = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
+           THEN subscriptions.id ELSE excluded.id END,
+         created_at = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
+           THEN subscriptions.created_at ELSE excluded.created_at END,
+         checkout_session_id = excluded.checkout_session_id,
          status = excluded.status, plan = excluded.plan, billing_interval = excluded.billing_interval,
          data = excluded.data, trial_end = excluded.trial_end, processor = excluded.processor,
          processor_ref = excluded.processor_ref, updated_at = excluded.updated_at
