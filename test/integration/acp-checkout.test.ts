@@ -246,6 +246,48 @@ describe('ACP refusals', () => {
   });
 });
 
+describe('ACP refusals on existing paths', () => {
+  it('answers update, complete and cancel of an unknown session with 404, creating nothing', async () => {
+    const before = await s.app.colony.storage.checkoutSessions.count();
+    for (const path of ['', '/complete', '/cancel']) {
+      const res = await acp(s.app, 'POST', `/checkout_sessions/cs_missing${path}`, {
+        line_items: [planLine()],
+      });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe('not_found');
+      expectValidError('2026-04-17', res.json());
+    }
+    expect(await s.app.colony.storage.checkoutSessions.count()).toBe(before);
+  });
+
+  it.each([
+    ['malformed JSON', '{"line_items": [', 'invalid_json'],
+    [
+      'a string quantity',
+      { line_items: [{ item: { id: 'plan_pro_monthly' }, quantity: 'two' }] },
+      'invalid_request',
+    ],
+    ['an unknown item', { line_items: [{ item: { id: 'plan_gold' } }] }, 'invalid_item_id'],
+    ['a buyer of the wrong type', { buyer: 'owner@example.com' }, 'invalid_request'],
+  ])('refuses an update with %s and leaves the session as it was', async (_name, body, code) => {
+    const created = await create('2026-04-17');
+    const res = await acp(s.app, 'POST', `/checkout_sessions/${created.id}`, body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe(code);
+    expectValidError('2026-04-17', res.json());
+    const after = await acp(s.app, 'GET', `/checkout_sessions/${created.id}`);
+    expect(after.body).toBe(JSON.stringify(created));
+  });
+
+  it('puts its own Request-Id in place of one that cannot be a header value', async () => {
+    const res = await acp(s.app, 'GET', '/checkout_sessions/cs_missing', undefined, {
+      'request-id': 'has spaces and ünïcode',
+    });
+    expect(res.headers['request-id']).toBeDefined();
+    expect(res.headers['request-id']).not.toContain(' ');
+  });
+});
+
 describe('ACP state machine', () => {
   it('holds a cart that cannot be bought at not_ready_for_payment until an update fixes it', async () => {
     const created = await create('2026-04-17', { line_items: [planLine('addon_backups')] });

@@ -6,7 +6,10 @@ import {
   startAgentProfileServer,
   ucpAgent,
 } from '../conformance/agent-profile-server.ts';
+import { defaultConformanceDir, loadConformance } from '../conformance/schema-validators.ts';
 import { acp, type ClockedServer, planLine, startClockedServer } from '../support/checkout.ts';
+
+const schemas = loadConformance(defaultConformanceDir());
 
 const servers: ClockedServer[] = [];
 let agents: AgentProfileServer | undefined;
@@ -45,6 +48,7 @@ describe('checkout rate limit', () => {
     expect(acpLimited.statusCode).toBe(429);
     expect(acpLimited.json()).toMatchObject({ type: 'invalid_request', code: 'rate_limited' });
     expect(Number(acpLimited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(schemas.acp['2026-04-17'].error(acpLimited.json())).toEqual([]);
     const ucpLimited = await ucpCreate(s, agents);
     expect(ucpLimited.statusCode).toBe(429);
     expect(ucpLimited.json()).toMatchObject({
@@ -52,6 +56,7 @@ describe('checkout rate limit', () => {
       messages: [{ code: 'rate_limited' }],
     });
     expect(ucpLimited.headers['retry-after']).toBeDefined();
+    expect(schemas.ucp['2026-04-08'].errorResponse?.(ucpLimited.json())).toEqual([]);
     // The public read API keeps its own budget.
     expect((await s.app.inject({ url: '/api/v1/pricing' })).statusCode).toBe(200);
   });

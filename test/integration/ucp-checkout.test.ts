@@ -1,6 +1,7 @@
 // UCP /ucp/v1/checkout-sessions and /.well-known/ucp: negotiation from a real agent profile over HTTP,
 // bodies validated against the official UCP schemas of the negotiated version, and the refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestHash } from '../../api/shared/canonical-json.ts';
 import {
   type AgentProfileServer,
   startAgentProfileServer,
@@ -265,6 +266,101 @@ describe('UCP refusals', () => {
     const before = agents.hits.get('/agent/2026-04-08') ?? 0;
     for (let i = 0; i < 3; i++) await ucp('GET', '/checkout-sessions/ucs_missing');
     expect((agents.hits.get('/agent/2026-04-08') ?? 0) - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('UCP bad input', () => {
+  it.each([
+    ['line_items of the wrong type', { line_items: 'plan_pro_monthly' }, '$.line_items'],
+    [
+      'a string quantity',
+      { line_items: [{ item: { id: 'plan_pro_monthly' }, quantity: '1' }] },
+      '$.line_items[0].quantity',
+    ],
+    ['an item without an id', { line_items: [{ item: {} }] }, '$.line_items[0].item.id'],
+    ['a bad buyer email', { line_items: [planLine()], buyer: { email: 'nope' } }, '$.buyer.email'],
+    ['a JSON array', [planLine()], undefined],
+  ])('refuses %s with 400 and the field path', async (_name, body, path) => {
+    const res = await ucp('POST', '/checkout-sessions', body);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().messages[0].code).toBe('invalid_request');
+    if (path) expect(res.json().messages[0].path).toBe(path);
+    expectValidError(res.json());
+  });
+
+  it('refuses bodies that are not JSON and bodies over the limit, creating nothing', async () => {
+    const before = await s.app.colony.storage.checkoutSessions.count();
+    const text = await s.app.inject({
+      method: 'POST',
+      url: '/ucp/v1/checkout-sessions',
+      headers: { 'content-type': 'text/plain', 'ucp-agent': ucpAgent(agents) },
+      payload: 'line_items',
+    });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().messages[0].code).toBe('unsupported_media_type');
+    expectValidError(text.json());
+    const huge = await ucp('POST', '/checkout-sessions', {
+      line_items: [planLine()],
+      pad: 'x'.repeat(1_100_000),
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().messages[0].code).toBe('payload_too_large');
+    expectValidError(huge.json());
+    expect(await s.app.colony.storage.checkoutSessions.count()).toBe(before);
+  });
+
+  it('answers every operation on an unknown session with 404, and a PUT on a final one with 409', async () => {
+    for (const [method, path] of [
+      ['PUT', '/checkout-sessions/ucs_missing'],
+      ['POST', '/checkout-sessions/ucs_missing/complete'],
+      ['POST', '/checkout-sessions/ucs_missing/cancel'],
+    ] as const) {
+      const res = await ucp(method, path, method === 'PUT' ? { line_items: [planLine()] } : {});
+      expect(res.statusCode).toBe(404);
+      expect(res.json().messages[0].code).toBe('not_found');
+      expectValidError(res.json());
+    }
+    const created = (await ucp('POST', '/checkout-sessions', { line_items: [planLine()] })).json();
+    await ucp('POST', `/checkout-sessions/${created.id}/cancel`);
+    const put = await ucp('PUT', `/checkout-sessions/${created.id}`, { line_items: [planLine()] });
+    expect(put.statusCode).toBe(409);
+    expect(put.json().messages[0].code).toBe('checkout_not_modifiable');
+  });
+});
+
+describe('UCP idempotency', () => {
+  it('replays byte for byte, answers 409 with Retry-After in flight, and makes one session for many parallel creates', async () => {
+    const body = { line_items: [planLine('plan_team_monthly')] };
+    const first = await ucp('POST', '/checkout-sessions', body, { 'idempotency-key': 'u-bytes' });
+    s.clock.advance(1000);
+    const second = await ucp('POST', '/checkout-sessions', body, { 'idempotency-key': 'u-bytes' });
+    expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+
+    await s.app.colony.storage.checkoutIdempotency.claim({
+      scope: 'ucp:create:',
+      key: 'u-flight',
+      fingerprint: requestHash({ variant: { version: '2026-04-08', checkoutVersion: '2026-04-08' }, body }),
+      now: s.clock.now,
+      lockMs: 60_000,
+      ttlMs: 24 * HOUR,
+    });
+    const flight = await ucp('POST', '/checkout-sessions', body, { 'idempotency-key': 'u-flight' });
+    expect(flight.statusCode).toBe(409);
+    expect(flight.json().messages[0].code).toBe('idempotency_in_flight');
+    expect(Number(flight.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expectValidError(flight.json());
+
+    const before = await s.app.colony.storage.checkoutSessions.count();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        ucp('POST', '/checkout-sessions', body, { 'idempotency-key': 'u-par' }),
+      ),
+    );
+    expect(await s.app.colony.storage.checkoutSessions.count()).toBe(before + 1);
+    const created = results.filter((r) => r.statusCode === 201);
+    expect(new Set(created.map((r) => r.body)).size).toBe(1);
+    for (const r of results.filter((x) => x.statusCode !== 201)) expect(r.statusCode).toBe(409);
   });
 });
 
