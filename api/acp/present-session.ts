@@ -12,6 +12,8 @@ export interface AcpContext {
   /** Where the owner sees what they bought (an order's permalink). */
   accountUrl: string;
   now: number;
+  /** COLONY_ENVIRONMENT=sandbox: every session says that nothing is charged and data is disposable. */
+  sandbox?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -148,7 +150,9 @@ export function presentAcpSession(s: CheckoutSession, version: AcpVersion, ctx: 
   body.line_items = s.cart.lines.map((l) => lineItem(l, shape));
   body.fulfillment_options = [];
   body.totals = totals(s, shape);
-  body.messages = sessionNotes(s, ctx.continueUrl, ctx.now).map((n) => message(s, n, version));
+  body.messages = sessionNotes(s, ctx.continueUrl, ctx.now, { sandbox: ctx.sandbox ?? false }).map((n) =>
+    message(s, n, version),
+  );
   body.links = links(ctx, shape);
   if (shape === 'v3') {
     Object.assign(body, {

@@ -42,7 +42,8 @@ function unknownItemsError(field: string, unknown: { index: number; itemId: stri
 }
 
 export function registerAcpRoutes(app: FastifyInstance): void {
-  const { storage, commerce, now } = app.colony;
+  const { storage, commerce, now, config } = app.colony;
+  const sandbox = config.environment === 'sandbox';
   const { checkout, urls, idempotency } = commerce;
 
   const render =
@@ -56,6 +57,7 @@ export function registerAcpRoutes(app: FastifyInstance): void {
           privacyUrl: urls.privacyUrl,
           accountUrl: urls.accountUrl,
           now: now(),
+          sandbox,
         }),
       );
 

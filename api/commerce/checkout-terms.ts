@@ -15,7 +15,7 @@ export function firstChargeAt(startedAt: number, trialDays: number): number {
   return startedAt + trialDays * DAY_MS;
 }
 
-export type NoteKind = 'trial' | 'tax' | 'handoff' | 'problem' | 'outcome';
+export type NoteKind = 'trial' | 'tax' | 'handoff' | 'problem' | 'outcome' | 'sandbox';
 
 export interface SessionNote {
   kind: NoteKind;
@@ -65,15 +65,25 @@ function outcomeNote(s: CheckoutSession): SessionNote | undefined {
   }
 }
 
+const SANDBOX_NOTE: SessionNote = {
+  kind: 'sandbox',
+  text: "This is Colony's sandbox: the payment processor runs in test mode, nothing is ever charged, and data here is disposable.",
+};
+
 /** Notes in the order they are shown; presenters turn them into each protocol's messages. */
-export function sessionNotes(s: CheckoutSession, continueUrl: string, now: number): SessionNote[] {
+export function sessionNotes(
+  s: CheckoutSession,
+  continueUrl: string,
+  now: number,
+  opts: { sandbox?: boolean } = {},
+): SessionNote[] {
   const notes: SessionNote[] = s.cart.problems.map((p, i) => ({
     kind: 'problem',
     text: p.message,
     problemIndex: i,
   }));
   const outcome = outcomeNote(s);
-  if (outcome) return [...notes, outcome];
+  if (outcome) return opts.sandbox ? [...notes, outcome, SANDBOX_NOTE] : [...notes, outcome];
   const trial = trialNote(s, now);
   if (trial) notes.push(trial);
   notes.push({
@@ -89,5 +99,6 @@ export function sessionNotes(s: CheckoutSession, continueUrl: string, now: numbe
     text: `${handoffText}, ${continueUrl}, to sign in or sign up and enter payment details.`,
     markdown: `${handoffText}, [${continueUrl}](${continueUrl}), to sign in or sign up and enter payment details.`,
   });
+  if (opts.sandbox) notes.push(SANDBOX_NOTE);
   return notes;
 }

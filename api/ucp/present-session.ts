@@ -18,6 +18,7 @@ export interface UcpContext {
   accountUrl: string;
   handlerSpecUrl: string;
   now: number;
+  sandbox?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -113,7 +114,9 @@ export function presentUcpSession(s: CheckoutSession, n: Negotiated, ctx: UcpCon
       amount: s.cart.total,
     },
   ];
-  body.messages = sessionNotes(s, ctx.continueUrl, ctx.now).map((note) => message(s, note));
+  body.messages = sessionNotes(s, ctx.continueUrl, ctx.now, { sandbox: ctx.sandbox ?? false }).map((note) =>
+    message(s, note),
+  );
   body.links = [
     { type: 'terms_of_service', url: ctx.termsUrl, title: 'Terms of service' },
     { type: 'privacy_policy', url: ctx.privacyUrl, title: 'Privacy policy' },

@@ -28,7 +28,8 @@ export function ucpErrorResponse(err: UcpError, request: FastifyRequest): Finish
 }
 
 export function registerUcpRoutes(app: FastifyInstance, handlerSpecUrl: string): void {
-  const { storage, commerce, now } = app.colony;
+  const { storage, commerce, now, config } = app.colony;
+  const sandbox = config.environment === 'sandbox';
   const { checkout, urls, idempotency } = commerce;
 
   const negotiated = (request: FastifyRequest): Negotiated => {
@@ -48,6 +49,7 @@ export function registerUcpRoutes(app: FastifyInstance, handlerSpecUrl: string):
           accountUrl: urls.accountUrl,
           handlerSpecUrl,
           now: now(),
+          sandbox,
         }),
       );
 
