@@ -163,6 +163,11 @@ describe('ACP request forms', () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers['request-id']).toBe('req-abc-123');
     expect(res.headers['api-version']).toBe('2026-04-17');
+    // An Authorization header an agent sends anyway is not checked.
+    const bearer = await acp(s.app, 'GET', `/checkout_sessions/${res.json().id}`, undefined, {
+      authorization: 'Bearer not-a-colony-token',
+    });
+    expect(bearer.statusCode).toBe(200);
   });
 });
 

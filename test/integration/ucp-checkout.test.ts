@@ -328,6 +328,28 @@ describe('UCP bad input', () => {
   });
 });
 
+describe('UCP headers', () => {
+  it('echoes Request-Id on answers and on errors', async () => {
+    const ok = await ucp(
+      'POST',
+      '/checkout-sessions',
+      { line_items: [planLine()] },
+      { 'request-id': 'ucp-req-1' },
+    );
+    expect(ok.headers['request-id']).toBe('ucp-req-1');
+    const missing = await ucp('GET', '/checkout-sessions/ucs_missing', undefined, {
+      'request-id': 'ucp-req-2',
+    });
+    expect(missing.headers['request-id']).toBe('ucp-req-2');
+    const noAgent = await s.app.inject({
+      url: '/ucp/v1/checkout-sessions/ucs_x',
+      headers: { 'request-id': 'ucp-req-3' },
+    });
+    expect(noAgent.statusCode).toBe(400);
+    expect(noAgent.headers['request-id']).toBe('ucp-req-3');
+  });
+});
+
 describe('UCP idempotency', () => {
   it('replays byte for byte, answers 409 with Retry-After in flight, and makes one session for many parallel creates', async () => {
     const body = { line_items: [planLine('plan_team_monthly')] };
