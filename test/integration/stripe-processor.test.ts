@@ -1,10 +1,12 @@
 // The Stripe processor against stripe-mock (Stripe's own mock, which checks every parameter against
 // Stripe's OpenAPI description), directly and behind the billing page.
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceCart } from '../../api/commerce/checkout-pricing.ts';
 import { StripeProcessor } from '../../api/commerce/processors/stripe-processor.ts';
 import { buildCatalog } from '../../api/domain/pricing/catalog.ts';
 import { loadPriceList } from '../../api/domain/pricing/price-list.ts';
+import { InjectBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
 
@@ -144,5 +146,46 @@ describe('the billing page with Stripe', () => {
     expect(back.body).toContain('The payment was not finished yet');
     expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
     expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+  });
+});
+
+describe('the billing page when Stripe cannot be reached', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // A loopback port nothing listens on: connections are refused at once.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
+      });
+    });
+    s = await startTestServer({
+      COLONY_PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_unreachable_key',
+      COLONY_STRIPE_API_URL: `http://127.0.0.1:${closed}`,
+    });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('tells the owner nothing was charged, records no hand-off and leaks no key', async () => {
+    const id = (
+      await s.app.inject({
+        method: 'POST',
+        url: '/checkout_sessions',
+        payload: { line_items: [{ item: { id: 'plan_pro_monthly' } }] },
+      })
+    ).json().id;
+    const browser = new InjectBrowser(s.app);
+    await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
+    await browser.get(`/checkout/${id}`);
+    const pay = await browser.submit(`/checkout/${id}/pay`, {});
+    expect(pay.statusCode).toBe(503);
+    expect(pay.headers['content-type']).toContain('text/html');
+    expect(pay.body).toContain('The payment processor could not be reached. Nothing was charged');
+    expect(pay.body).not.toContain('sk_test_unreachable_key');
+    expect(await s.app.colony.storage.billingHandoffs.ofSession(id)).toEqual([]);
+    expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
   });
 });

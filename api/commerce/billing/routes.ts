@@ -7,11 +7,11 @@ import { currentAccount, requireAccount } from '../../identity/accounts/current-
 import { csrfToken, isGenuineFormPost } from '../../identity/pages/csrf.ts';
 import { UniqueViolationError } from '../../storage/sql-driver.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
-import { REFERENCE_PLACEHOLDER } from '../processors/processor.ts';
+import { REFERENCE_PLACEHOLDER, type StartedCheckout } from '../processors/processor.ts';
 import { TEST_TAX_RATES, TestProcessor } from '../processors/test-processor.ts';
 import { renderTestProcessorPage } from '../processors/test-processor-page.ts';
 import { renderBillingPage, renderMissingCheckout } from './billing-page.ts';
-import { finishCheckout, protocolOf } from './finish-checkout.ts';
+import { type FinishOutcome, finishCheckout, protocolOf } from './finish-checkout.ts';
 
 const hidden = { schema: { hide: true } };
 const HTML = 'text/html; charset=utf-8';
@@ -31,6 +31,9 @@ const testPayment = z.object({
   postal_code: z.string().trim().min(1).max(20),
 });
 
+const PROCESSOR_DOWN =
+  'The payment processor could not be reached. Nothing was charged; try again in a moment.';
+
 const payable = (s: CheckoutSession) =>
   (s.status === 'ready_for_payment' || s.status === 'requires_escalation') && s.cart.problems.length === 0;
 
@@ -42,13 +45,19 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
 
   const load = (id: string) => checkout.get(protocolOf(id), id);
 
-  async function show(request: FastifyRequest, reply: FastifyReply, id: string, notice?: string) {
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    notice?: string,
+    status = 200,
+  ) {
     const session = await load(id);
     if (!session) return html(reply, 404, renderMissingCheckout());
     const account = await currentAccount(request);
     return html(
       reply,
-      200,
+      status,
       renderBillingPage({
         session,
         account,
@@ -75,15 +84,21 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
     if (!session) return html(reply, 404, renderMissingCheckout());
     if (!payable(session)) return reply.redirect(`/checkout/${encodeURIComponent(id)}`, 303);
     const here = `${base}/checkout/${encodeURIComponent(id)}`;
-    const started = await processor.start({
-      sessionId: id,
-      accountId: account.id,
-      accountEmail: account.email,
-      lines: session.cart.lines,
-      trialDays: session.cart.trialDays,
-      successUrl: `${here}/return?reference=${REFERENCE_PLACEHOLDER}`,
-      cancelUrl: here,
-    });
+    let started: StartedCheckout;
+    try {
+      started = await processor.start({
+        sessionId: id,
+        accountId: account.id,
+        accountEmail: account.email,
+        lines: session.cart.lines,
+        trialDays: session.cart.trialDays,
+        successUrl: `${here}/return?reference=${REFERENCE_PLACEHOLDER}`,
+        cancelUrl: here,
+      });
+    } catch (err) {
+      request.log.error({ err, processor: processor.name }, 'payment processor refused to start a checkout');
+      return show(request, reply, id, PROCESSOR_DOWN, 503);
+    }
     try {
       await storage.billingHandoffs.open({
         reference: started.reference,
@@ -104,15 +119,21 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
     const account = await requireAccount(request, reply);
     if (!account) return reply;
     const id = request.params.id;
-    const result = await finishCheckout({
-      storage,
-      checkout,
-      processor,
-      sessionId: id,
-      reference: request.query.reference ?? '',
-      accountId: account.id,
-      now: now(),
-    });
+    let result: FinishOutcome;
+    try {
+      result = await finishCheckout({
+        storage,
+        checkout,
+        processor,
+        sessionId: id,
+        reference: request.query.reference ?? '',
+        accountId: account.id,
+        now: now(),
+      });
+    } catch (err) {
+      request.log.error({ err, processor: processor.name }, 'payment processor could not confirm a checkout');
+      return show(request, reply, id, PROCESSOR_DOWN, 503);
+    }
     if (result.outcome === 'completed') return reply.redirect(`/checkout/${encodeURIComponent(id)}`, 303);
     if (result.outcome === 'not_yours')
       return forbidden(reply, 'This payment was started by another account.');
