@@ -137,6 +137,23 @@ describe.each(storageTargets)('billing hand-off on $name', (t) => {
     expect(await subscriptionOf(s.app, accountId)).toBeUndefined();
   });
 
+  it('records one subscription when two accounts pay for the same checkout', async () => {
+    const id = await handedOff();
+    const a = await owner();
+    const b = await owner();
+    const refA = await startPaying(a.browser, id);
+    const refB = await startPaying(b.browser, id);
+    expect((await payTest(a.browser, id, refA)).statusCode).toBe(303);
+    expect((await payTest(b.browser, id, refB)).statusCode).toBe(303);
+    expect((await a.browser.get(`/checkout/${id}/return?reference=${refA}`)).statusCode).toBe(303);
+    const late = await b.browser.get(`/checkout/${id}/return?reference=${refB}`);
+    expect(late.statusCode).toBe(403);
+    expect(late.body).toContain('Another account already finished this checkout');
+    expect((await subscriptionOf(s.app, a.accountId))?.checkoutSessionId).toBe(id);
+    expect(await subscriptionOf(s.app, b.accountId)).toBeUndefined();
+    expect((await storage.checkoutSessions.get(id))?.order?.accountId).toBe(a.accountId);
+  });
+
   it('completes once for many returns at once, and a later return changes nothing', async () => {
     const id = await handedOff();
     const { browser, accountId } = await owner();

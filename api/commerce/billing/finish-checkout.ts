@@ -10,7 +10,7 @@ import type { PaymentProcessor } from '../processors/processor.ts';
 
 export type FinishOutcome =
   | { outcome: 'completed'; subscription: SubscriptionRecord }
-  | { outcome: 'open' | 'expired' | 'not_yours' | 'not_found' };
+  | { outcome: 'open' | 'expired' | 'not_yours' | 'not_found' | 'finished_by_another' };
 
 export const protocolOf = (sessionId: string): CheckoutProtocol =>
   sessionId.startsWith('ucs_') ? 'ucp' : 'acp';
@@ -64,6 +64,8 @@ export async function finishCheckout(deps: {
   if (!session) return { outcome: 'not_found' };
   // The owner has paid: the subscription is recorded even if an agent canceled the session meanwhile.
   const existing = await storage.subscriptions.bySession(sessionId);
+  // One checkout buys one subscription: a second account paying for it too is not recorded over it.
+  if (existing && existing.accountId !== accountId) return { outcome: 'finished_by_another' };
   const subscription = await storage.subscriptions.record(
     subscriptionFor(session, accountId, confirmed, processor, existing, now),
   );

@@ -137,6 +137,11 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
     if (result.outcome === 'completed') return reply.redirect(`/checkout/${encodeURIComponent(id)}`, 303);
     if (result.outcome === 'not_yours')
       return forbidden(reply, 'This payment was started by another account.');
+    if (result.outcome === 'finished_by_another')
+      return forbidden(
+        reply,
+        'Another account already finished this checkout; nothing was recorded for yours.',
+      );
     const notice =
       result.outcome === 'expired'
         ? 'The payment page expired before you finished. Continue to payment again.'
