@@ -8,6 +8,7 @@ import {
 } from '../conformance/agent-profile-server.ts';
 import { defaultConformanceDir, loadConformance } from '../conformance/schema-validators.ts';
 import { acp, type ClockedServer, planLine, startClockedServer } from '../support/checkout.ts';
+import { postgresUrl } from '../support/storage-targets.ts';
 
 const schemas = loadConformance(defaultConformanceDir());
 
@@ -62,6 +63,7 @@ describe('checkout rate limit', () => {
   });
 
   it.each([
+    ['postgres', () => ({ COLONY_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: postgresUrl() })],
     ['redis', () => ({ COLONY_RATE_LIMIT_STORE: 'redis', REDIS_URL: process.env.TEST_REDIS_URL ?? '' })],
   ])('shares the budget between replicas through %s', async (_name, env) => {
     const [a, b] = await replicas(2, { ...env(), COLONY_BASE_URL: `http://replicas-${Date.now()}.test` });
