@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACP_VERSIONS, type AcpVersion } from '../../api/acp/versions.ts';
 import { defaultConformanceDir, loadConformance } from '../conformance/schema-validators.ts';
 import { acp, type ClockedServer, HOUR, planLine, startClockedServer } from '../support/checkout.ts';
+import { eventually } from '../support/server.ts';
 
 const schemas = loadConformance(defaultConformanceDir());
 
@@ -351,6 +352,43 @@ describe('ACP state machine', () => {
     for (const path of ['', '/complete', '/cancel']) {
       const res = await acp(s.app, 'POST', `/checkout_sessions/${lazy.id}${path}`, {});
       expect(res.statusCode).toBe(405);
+    }
+  });
+});
+
+describe('the expiry sweeper', () => {
+  it('expires due sessions and purges old idempotency keys on its own schedule', async () => {
+    const swept = await startClockedServer({ COLONY_CHECKOUT_SWEEP_SECONDS: '1' });
+    try {
+      const created = await acp(
+        swept.app,
+        'POST',
+        '/checkout_sessions',
+        { line_items: [planLine()] },
+        {
+          'idempotency-key': 'sweep-1',
+        },
+      );
+      const { storage } = swept.app.colony;
+      swept.clock.advance(25 * HOUR);
+      await eventually(
+        async () => (await storage.checkoutSessions.get(created.json().id))?.status === 'expired',
+      );
+      // The key is gone: the same key now creates a new session.
+      await eventually(async () => {
+        const again = await acp(
+          swept.app,
+          'POST',
+          '/checkout_sessions',
+          { line_items: [planLine()] },
+          {
+            'idempotency-key': 'sweep-1',
+          },
+        );
+        return again.json().id !== created.json().id;
+      });
+    } finally {
+      await swept.close();
     }
   });
 });
