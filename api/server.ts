@@ -11,6 +11,8 @@ import {
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { buildCommerce } from './commerce/commerce-services.ts';
+import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
@@ -164,11 +166,12 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
   verifiers.push(...identity.verifiers);
 
+  const catalog = buildCatalog(prices);
   const services: AppServices = {
     config,
     storage,
     prices,
-    catalog: buildCatalog(prices),
+    catalog,
     probes,
     jobHandlers,
     jobRunner,
@@ -184,6 +187,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
+    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -239,5 +243,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
   await app.register(mcpPlugin);
+  await app.register(commercePlugin);
   return app;
 }

@@ -1,4 +1,5 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
+import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
@@ -86,6 +87,7 @@ export const migrations: readonly Migration[] = [
         );`,
     },
   },
+  ...commerceMigrations,
   ...identityMigrations,
 ];
 

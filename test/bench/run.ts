@@ -3,6 +3,7 @@
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
 // BENCH_MEMORY_QUERIES size the identity benchmark's memory part.
+import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
@@ -14,6 +15,7 @@ const rounds = env('BENCH_ROUNDS', 6);
 
 const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
   controller: () =>
     benchController({
       offices: env('BENCH_CONTROLLER_OFFICES', 100),

@@ -7,6 +7,12 @@ import { accountPrincipal } from '../principals.ts';
 import { oidcScopes } from '../scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 
+/** A token issued without a resource is for userinfo: it never carries a resource scope. */
+function scopesOf(scope: string | undefined, audience: string | undefined): string[] {
+  const granted = scope ? scope.split(' ') : [];
+  return audience ? granted : granted.filter((s) => (oidcScopes as readonly string[]).includes(s));
+}
+
 export function accessTokenVerifier(
   provider: AuthorizationServer,
   accounts: AccountService,
@@ -22,14 +28,12 @@ export function accessTokenVerifier(
       const account = await accounts.get(at.accountId);
       if (!account) return null;
       const audience = Array.isArray(at.aud) ? at.aud[0] : at.aud;
-      const granted = at.scope ? at.scope.split(' ') : [];
       return accountPrincipal(
         account,
         {
           type: 'user',
           credential: 'oauth_access_token',
-          // A token issued without a resource is for userinfo: it never carries a resource scope.
-          scopes: audience ? granted : granted.filter((x) => (oidcScopes as readonly string[]).includes(x)),
+          scopes: scopesOf(at.scope, audience),
           offices: null,
           ...(audience ? { resource: audience } : {}),
           clientId: at.clientId,
