@@ -1,6 +1,7 @@
 // /mcp: the Streamable HTTP endpoint. Token and scope are checked here, at the HTTP level, so
 // clients get RFC 6750 challenges (401, or 403 insufficient_scope) they can step up from.
 import { Readable } from 'node:stream';
+import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findResourceServer } from '../identity/oauth/resources.ts';
 import { optionalPrincipal, requireScope } from '../shared/authenticate.ts';
@@ -11,6 +12,13 @@ import { authInfoOf, createColonyMcpHandler } from './mcp-server.ts';
 import { scopesNeeded } from './tool-scopes.ts';
 
 export const MCP_PATH = '/mcp';
+
+/** Errors Fastify raises while reading a body, as the problems /api/v1 answers for them. */
+const bodyProblems: Record<number, 'malformed_body' | 'payload_too_large' | 'unsupported_media_type'> = {
+  400: 'malformed_body',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
 
 function toWebRequest(request: FastifyRequest, url: string): Request {
   const headers = new Headers();
@@ -47,10 +55,9 @@ export async function mcpPlugin(app: FastifyInstance): Promise<void> {
     if (err instanceof ProblemError) {
       return sendProblem(reply, request, baseUrl, err.code, err.detail, { headers: err.headers });
     }
-    if ((err as { statusCode?: number }).statusCode === 413)
-      return sendProblem(reply, request, baseUrl, 'payload_too_large', (err as Error).message);
-    if ((err as { statusCode?: number }).statusCode === 400 || err instanceof SyntaxError)
-      return sendProblem(reply, request, baseUrl, 'malformed_body', (err as Error).message);
+    const status = (err as { statusCode?: number }).statusCode;
+    const code = status === undefined ? undefined : bodyProblems[status];
+    if (code) return sendProblem(reply, request, baseUrl, code, (err as Error).message);
     request.log.error({ err }, 'MCP request failed');
     return sendProblem(reply, request, baseUrl, 'internal_error', 'An unexpected error occurred.');
   });
@@ -59,6 +66,14 @@ export async function mcpPlugin(app: FastifyInstance): Promise<void> {
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
     handler: async (request, reply) => {
+      // Fastify parses forms too; MCP speaks JSON only, so anything else is refused before parsing
+      // reaches the SDK (which would see a body and a header that disagree).
+      if (request.method === 'POST' && !isJsonContentType(request.headers['content-type'] ?? '')) {
+        throw new ProblemError(
+          'unsupported_media_type',
+          'MCP requests are JSON-RPC: send Content-Type: application/json.',
+        );
+      }
       const principal = await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
       const needed = scopesNeeded(request.body);
       if (needed.length > 0 && !principal) {

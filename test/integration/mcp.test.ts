@@ -303,6 +303,32 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     await client.close();
   });
 
+  it('refuses bodies that are not JSON, too large or malformed, and answers GET with 405', async () => {
+    const post = (body: string, type: string) =>
+      fetch(`${s.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json, text/event-stream' },
+        body,
+      });
+    const form = await post('a=b', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    expect(form.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await post('hello', 'text/plain')).status).toBe(415);
+    const malformed = await post('{"jsonrpc":', 'application/json');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as Json).code).toBe('malformed_body');
+    const huge = toolCall('search_docs', { query: 'x'.repeat(2 * 1024 * 1024) });
+    expect((await post(JSON.stringify(huge), 'application/json')).status).toBe(413);
+    const get = await fetch(`${s.baseUrl}/mcp`, { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    // A batch hiding a memory call among public ones still needs the token.
+    const batch = await rawCall(s.baseUrl, [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      toolCall('cortex_status'),
+    ] as never);
+    expect(batch.status).toBe(401);
+  });
+
   it('serves 2025-era clients statelessly and validates tool arguments', async () => {
     const init = await rawCall(s.baseUrl, {
       jsonrpc: '2.0',
