@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findResourceServer } from '../identity/oauth/resources.ts';
 import { optionalPrincipal, requireScope } from '../shared/authenticate.ts';
 import { bearerChallenge } from '../shared/bearer.ts';
+import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { sendProblem } from '../shared/problem-handlers.ts';
 import { authInfoOf, createColonyMcpHandler } from './mcp-server.ts';
@@ -62,33 +63,39 @@ export async function mcpPlugin(app: FastifyInstance): Promise<void> {
     return sendProblem(reply, request, baseUrl, 'internal_error', 'An unexpected error occurred.');
   });
 
+  /** Who is calling, once the body is JSON and the token covers every memory tool the body calls. */
+  async function admit(request: FastifyRequest): Promise<Principal | null> {
+    // Fastify parses forms too; MCP speaks JSON only, so anything else is refused before parsing
+    // reaches the SDK (which would see a body and a header that disagree).
+    if (request.method === 'POST' && !isJsonContentType(request.headers['content-type'] ?? '')) {
+      throw new ProblemError(
+        'unsupported_media_type',
+        'MCP requests are JSON-RPC: send Content-Type: application/json.',
+      );
+    }
+    const principal = await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
+    const needed = scopesNeeded(request.body);
+    if (needed.length === 0) return principal;
+    if (!principal) {
+      // The scope attribute (RFC 6750 §3) tells the client what to ask for in the first place.
+      const challenge = `${bearerChallenge(baseUrl, undefined, metadataUrl)}, scope="${needed.join(' ')}"`;
+      throw new ProblemError(
+        'unauthorized',
+        `The memory tools need a bearer token with ${needed.join(', ')}.`,
+        {
+          headers: { 'www-authenticate': challenge },
+        },
+      );
+    }
+    for (const scope of needed) requireScope(principal, scope, baseUrl, metadataUrl);
+    return principal;
+  }
+
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
     handler: async (request, reply) => {
-      // Fastify parses forms too; MCP speaks JSON only, so anything else is refused before parsing
-      // reaches the SDK (which would see a body and a header that disagree).
-      if (request.method === 'POST' && !isJsonContentType(request.headers['content-type'] ?? '')) {
-        throw new ProblemError(
-          'unsupported_media_type',
-          'MCP requests are JSON-RPC: send Content-Type: application/json.',
-        );
-      }
-      const principal = await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
-      const needed = scopesNeeded(request.body);
-      if (needed.length > 0 && !principal) {
-        throw new ProblemError(
-          'unauthorized',
-          `The memory tools need a bearer token with ${needed.join(', ')}.`,
-          {
-            // The scope attribute (RFC 6750 §3) tells the client what to ask for in the first place.
-            headers: {
-              'www-authenticate': `${bearerChallenge(baseUrl, undefined, metadataUrl)}, scope="${needed.join(' ')}"`,
-            },
-          },
-        );
-      }
-      for (const scope of needed) if (principal) requireScope(principal, scope, baseUrl, metadataUrl);
+      const principal = await admit(request);
       const token = request.headers.authorization?.replace(/^Bearer +/i, '') ?? '';
       const response = await handler.fetch(toWebRequest(request, `${baseUrl}${request.url}`), {
         ...(principal ? { authInfo: authInfoOf(principal, token) } : {}),
