@@ -31,3 +31,25 @@ export function fts5Expression(terms: readonly string[], mode: 'any' | 'all'): s
 export function tsqueryExpression(terms: readonly string[], mode: 'any' | 'all'): string {
   return terms.join(mode === 'any' ? ' | ' : ' & ');
 }
+
+/**
+ * Any-term search whose candidates are only the memories holding a rarer term, while every term
+ * still counts in the ranking. Ranking every memory that holds a term found in thousands of them
+ * costs far more than it changes the top results. FTS5 scores only phrases its expression matched,
+ * so each frequent term joins the rare ones in an AND of its own; PostgreSQL filters with one query
+ * and ranks with the full one.
+ */
+export function prunedExpressions(terms: readonly string[], frequent: ReadonlySet<string>) {
+  const rare = terms.filter((t) => !frequent.has(t));
+  const all = tsqueryExpression(terms, 'any');
+  if (rare.length === 0 || rare.length === terms.length) {
+    return { fts5: fts5Expression(terms, 'any'), tsqueryFilter: all, tsqueryRank: all };
+  }
+  const anyRare = `(${fts5Expression(rare, 'any')})`;
+  const withFrequent = terms.filter((t) => frequent.has(t)).map((f) => `(${anyRare} AND "${f}")`);
+  return {
+    fts5: [anyRare, ...withFrequent].join(' OR '),
+    tsqueryFilter: tsqueryExpression(rare, 'any'),
+    tsqueryRank: all,
+  };
+}

@@ -1,5 +1,5 @@
 // The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
-import { fts5Expression, tsqueryExpression } from '../memory/query-terms.ts';
+import { fts5Expression, prunedExpressions, tsqueryExpression } from '../memory/query-terms.ts';
 import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
 
 export type MemoryKind = 'fact' | 'document' | 'conversation';
@@ -66,6 +66,8 @@ const placeholders = (n: number, from: number) =>
 const INSERT =
   'INSERT INTO memories (id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at)';
 const PG_BATCH = 500;
+/** Past this many matches in one account, a term no longer widens an any-term search. */
+const FREQUENT_MATCHES = 1000;
 
 const rowParams = (m: MemoryRecord) => [
   m.id,
@@ -119,7 +121,9 @@ export class MemoriesRepo {
 
   /**
    * Full-text search within one account, best first. `any`: ranked by BM25 (SQLite) or
-   * ts_rank_cd (PostgreSQL) over memories with at least one term; `all`: every term must occur.
+   * ts_rank_cd (PostgreSQL) over memories with at least one term — with terms found in more than
+   * FREQUENT_MATCHES of the account's memories not widening the candidates when a rarer term is
+   * there; `all`: every term must occur.
    */
   async search(
     accountId: string,
@@ -128,23 +132,49 @@ export class MemoriesRepo {
     mode: 'any' | 'all' = 'any',
   ): Promise<ScoredMemory[]> {
     if (terms.length === 0) return [];
+    const all = tsqueryExpression(terms, 'all');
+    const expressions =
+      mode === 'all'
+        ? { fts5: fts5Expression(terms, 'all'), tsqueryFilter: all, tsqueryRank: all }
+        : prunedExpressions(terms, terms.length > 1 ? await this.frequentTerms(accountId, terms) : new Set());
     const rows =
       this.db.dialect === 'postgres'
         ? await this.db.query<Row>(
-            `SELECT ${COLUMNS}, ts_rank_cd(m.search, q) AS score
-             FROM memories m, to_tsquery('english', $2) q
+            `SELECT ${COLUMNS}, ts_rank_cd(m.search, r) AS score
+             FROM memories m, to_tsquery('english', $2) q, to_tsquery('english', $4) r
              WHERE m.account_id = $1 AND m.search @@ q
              ORDER BY score DESC, m.created_at DESC LIMIT $3`,
-            [accountId, tsqueryExpression(terms, mode), limit],
+            [accountId, expressions.tsqueryFilter, limit, expressions.tsqueryRank],
           )
         : await this.db.query<Row>(
             `SELECT ${COLUMNS}, -bm25(memories_fts, 1.0, 0.4) AS score
              FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
              WHERE memories_fts MATCH $2 AND m.account_id = $1
              ORDER BY score DESC, m.created_at DESC LIMIT $3`,
-            [accountId, fts5Expression(terms, mode), limit],
+            [accountId, expressions.fts5, limit],
           );
     return rows.map((r) => ({ memory: toRecord(r), score: Number(r.score) }));
+  }
+
+  /** Terms more than FREQUENT_MATCHES of the account's memories hold; each check stops there. */
+  private async frequentTerms(accountId: string, terms: readonly string[]): Promise<Set<string>> {
+    const frequent = new Set<string>();
+    for (const term of terms) {
+      const [row] =
+        this.db.dialect === 'postgres'
+          ? await this.db.query(
+              `SELECT 1 FROM memories m WHERE m.account_id = $1 AND m.search @@ to_tsquery('english', $2)
+               OFFSET $3 LIMIT 1`,
+              [accountId, term, FREQUENT_MATCHES],
+            )
+          : await this.db.query(
+              `SELECT 1 FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+               WHERE memories_fts MATCH $2 AND m.account_id = $1 LIMIT 1 OFFSET $3`,
+              [accountId, fts5Expression([term], 'any'), FREQUENT_MATCHES],
+            );
+      if (row) frequent.add(term);
+    }
+    return frequent;
   }
 
   async get(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {

@@ -1,6 +1,6 @@
 // The memory store and service on both databases: full-text recall, batching, isolation, forgetting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAccountId } from '../../api/identity/accounts/account.ts';
+import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { storageTargets } from '../support/storage-targets.ts';
@@ -70,6 +70,41 @@ describe.each(storageTargets)('memory store on $name', (target) => {
     ]);
     const manifest = await memory.manifest(ada);
     expect(manifest.sources.find((x) => x.source === 'big.md')?.kind).toBe('document');
+  });
+
+  it('keeps ranking by every term when a frequent term no longer widens the candidates', async () => {
+    const carol = newAccountId();
+    await storage.identity.accounts.create({
+      id: carol,
+      email: `${carol}@example.com`,
+      name: 'c',
+      passwordHash: 'x',
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    const fact = (content: string, i: number) => ({
+      id: randomId('mem'),
+      accountId: carol,
+      kind: 'fact' as const,
+      content,
+      source: null,
+      documentId: null,
+      chunkIndex: 0,
+      occurredAt: null,
+      createdAt: i,
+    });
+    const records = Array.from({ length: 1100 }, (_, i) => fact(`Widget number ${i} passed inspection.`, i));
+    records.push(
+      fact('The zephyr widget failed inspection twice.', 2000),
+      fact('Zephyr is a codename.', 2001),
+    );
+    await storage.identity.memories.insertMany(records);
+    const hits = await memory.recall(carol, 'zephyr widget inspection', 5);
+    expect(hits.map((h) => h.content)).toEqual([
+      'The zephyr widget failed inspection twice.',
+      'Zephyr is a codename.',
+    ]);
+    expect(await memory.recall(carol, 'widget', 3)).toHaveLength(3);
   });
 
   it('survives queries that are operators, quotes or nothing but punctuation', async () => {

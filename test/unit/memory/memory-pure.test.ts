@@ -5,7 +5,12 @@ import { scopesNeeded } from '../../../api/mcp/tool-scopes.ts';
 import { extractiveAnswer, NOTHING_FOUND } from '../../../api/memory/answer.ts';
 import { chunkConversation, chunkDocument } from '../../../api/memory/chunk-text.ts';
 import { cosine, reciprocalRankFusion } from '../../../api/memory/fuse.ts';
-import { fts5Expression, queryTerms, tsqueryExpression } from '../../../api/memory/query-terms.ts';
+import {
+  fts5Expression,
+  prunedExpressions,
+  queryTerms,
+  tsqueryExpression,
+} from '../../../api/memory/query-terms.ts';
 
 describe('query terms', () => {
   it('keeps letters and digits only, so no search operator can be injected', () => {
@@ -19,6 +24,25 @@ describe('query terms', () => {
     expect(queryTerms('who are you')).toEqual(['who', 'are', 'you']);
     expect(queryTerms(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '))).toHaveLength(16);
     expect(queryTerms('Ünïcode straße')).toEqual(['ünïcode', 'straße']);
+  });
+});
+
+describe('pruned any-term expressions', () => {
+  it('draws candidates from rare terms only, and still ranks with every term', () => {
+    const e = prunedExpressions(['acme', 'team', 'owns'], new Set(['team', 'owns']));
+    expect(e.fts5).toBe('("acme") OR (("acme") AND "team") OR (("acme") AND "owns")');
+    expect(e.tsqueryFilter).toBe('acme');
+    expect(e.tsqueryRank).toBe('acme | team | owns');
+  });
+
+  it('keeps the plain any-term query when every term is rare, or every one frequent', () => {
+    for (const frequent of [new Set<string>(), new Set(['a', 'b'])]) {
+      expect(prunedExpressions(['a', 'b'], frequent)).toEqual({
+        fts5: '"a" OR "b"',
+        tsqueryFilter: 'a | b',
+        tsqueryRank: 'a | b',
+      });
+    }
   });
 });
 
