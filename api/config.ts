@@ -28,6 +28,7 @@ export const envSchema = z.object({
   COLONY_TRUST_PROXY: z.string().optional(),
   COLONY_API_RATE_LIMIT: positiveInt.default(300),
   COLONY_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  COLONY_SIGNIN_RATE_LIMIT: positiveInt.default(10),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
@@ -81,6 +82,8 @@ export interface Config {
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
     apiPerWindow: number;
+    /** Password attempts (sign-in and sign-up) per minute per client address and per email. */
+    signInPerMinute: number;
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
     redisUrl: string | undefined;
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),
     rateLimit: {
       apiPerWindow: e.COLONY_API_RATE_LIMIT,
+      signInPerMinute: e.COLONY_SIGNIN_RATE_LIMIT,
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
       redisUrl: e.REDIS_URL,

@@ -28,6 +28,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -160,8 +161,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
   const store = counterStore(config, storage);
+  const identity = await createIdentityServices({ config, storage, counterStore: store, now });
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
+  verifiers.push(...identity.verifiers);
 
   const catalog = buildCatalog(prices);
   const services: AppServices = {
@@ -173,7 +176,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
-    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
+    identity,
     registry,
     kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,
@@ -239,6 +242,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await registerIdentity(app);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
+  await app.register(mcpPlugin);
   await app.register(commercePlugin);
   return app;
 }

@@ -1,9 +1,11 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark.
+// _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part.
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
+import { benchIdentity } from './identity.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -20,6 +22,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       agentsPerOffice: env('BENCH_CONTROLLER_AGENTS', 10),
       cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
+    }),
+  identity: () =>
+    benchIdentity({
+      seconds,
+      connections,
+      memorySizes: (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number),
+      queries: env('BENCH_MEMORY_QUERIES', 300),
     }),
 };
 
