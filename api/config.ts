@@ -51,6 +51,9 @@ export const envSchema = z.object({
     .optional(),
   COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
+  COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  COLONY_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -105,6 +108,8 @@ export interface Config {
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
   };
+  /** Vector retrieval for the memory: an OpenAI-compatible embeddings API, when configured. */
+  embeddings: { url: string; model: string; apiKey: string | undefined } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -173,6 +178,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
     },
+    embeddings: e.COLONY_EMBEDDINGS_URL
+      ? {
+          url: e.COLONY_EMBEDDINGS_URL.replace(/\/+$/, ''),
+          model: e.COLONY_EMBEDDINGS_MODEL,
+          apiKey: e.COLONY_EMBEDDINGS_API_KEY,
+        }
+      : undefined,
   };
 }
 

@@ -161,7 +161,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
   const store = counterStore(config, storage);
-  const identity = await createIdentityServices({ config, storage, counterStore: store, now });
+  const identity = await createIdentityServices({ config, storage, counterStore: store, now, log: app.log });
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
   verifiers.push(...identity.verifiers);

@@ -1,6 +1,7 @@
 // The identity services every surface reads as `app.colony.identity`, built once by buildServer().
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { openAiEmbedder } from '../memory/embedder.ts';
 import { MemoryService } from '../memory/memory-service.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
@@ -35,6 +36,8 @@ export interface IdentityDeps {
   storage: Storage;
   counterStore: CounterStore;
   now: () => number;
+  /** Where failures of optional helpers (the embeddings API) are reported. */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export async function createIdentityServices(deps: IdentityDeps): Promise<IdentityServices> {
@@ -71,7 +74,13 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     cookieSecret,
     authorizationServer,
     connectedApps: new ConnectedApps(authorizationServer, repos.oauth, now),
-    memory: new MemoryService({ repo: repos.memories, dialect: storage.kind, now }),
+    memory: new MemoryService({
+      repo: repos.memories,
+      dialect: storage.kind,
+      now,
+      embedder: config.embeddings ? openAiEmbedder(config.embeddings) : undefined,
+      ...(deps.log ? { onEmbeddingError: (err: Error) => deps.log?.warn({ err }, 'embedding failed') } : {}),
+    }),
     verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
     signInLimiter: new RateLimiter({
       bucket: 'signin',

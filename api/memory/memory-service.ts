@@ -1,14 +1,17 @@
 // The memory (cortex) of each account: remember, ingest, recall, ask, forget, describe.
 import { randomId } from '../identity/accounts/account.ts';
-import type { MemoriesRepo, MemoryKind, MemoryRecord, ScoredMemory } from '../storage/memories-repo.ts';
+import type { MemoriesRepo, MemoryKind, MemoryRecord } from '../storage/memories-repo.ts';
 import type { Dialect } from '../storage/sql-driver.ts';
 import { type Answer, extractiveAnswer } from './answer.ts';
 import { type ConversationMessage, chunkConversation, chunkDocument } from './chunk-text.ts';
-import { reciprocalRankFusion } from './fuse.ts';
+import { bytesToVector, type Embedder, vectorToBytes } from './embedder.ts';
+import { cosine, reciprocalRankFusion } from './fuse.ts';
 import { queryTerms } from './query-terms.ts';
 
 /** How many full-text candidates recall fuses before cutting to the requested number. */
 const CANDIDATES = 50;
+/** How many of an account's newest embedded memories the vector ranking scans per query. */
+const VECTOR_SCAN = 20_000;
 const FORGET_BY_QUERY_MAX = 100;
 
 export interface StoreInput {
@@ -38,17 +41,61 @@ export interface MemoryServiceDeps {
   repo: MemoriesRepo;
   dialect: Dialect;
   now: () => number;
+  /** Present when an embeddings API is configured: recall then fuses vector similarity in. */
+  embedder?: Embedder | undefined;
+  /** Told when embedding fails; the memory is kept, without a vector, and recall still works. */
+  onEmbeddingError?: (err: Error) => void;
 }
 
 export class MemoryService {
   private readonly repo: MemoriesRepo;
   private readonly dialect: Dialect;
   private readonly now: () => number;
+  private readonly embedder: Embedder | undefined;
+  private readonly onEmbeddingError: (err: Error) => void;
 
   constructor(deps: MemoryServiceDeps) {
     this.repo = deps.repo;
     this.dialect = deps.dialect;
     this.now = deps.now;
+    this.embedder = deps.embedder;
+    this.onEmbeddingError = deps.onEmbeddingError ?? (() => {});
+  }
+
+  /** Embeds stored memories; a failing API leaves them without vectors, never unstored. */
+  private async embedStored(accountId: string, records: readonly MemoryRecord[]): Promise<void> {
+    if (!this.embedder || records.length === 0) return;
+    try {
+      const vectors = await this.embedder.embed(records.map((r) => r.content));
+      await this.repo.setEmbeddings(
+        accountId,
+        records.map((r, i) => ({ id: r.id, bytes: vectorToBytes(vectors[i] ?? new Float32Array()) })),
+      );
+    } catch (err) {
+      this.onEmbeddingError(err as Error);
+    }
+  }
+
+  /** Ids of the account's memories nearest the query by cosine, best first; [] without vectors. */
+  private async vectorRanking(accountId: string, query: string): Promise<string[]> {
+    if (!this.embedder) return [];
+    let q: Float32Array | undefined;
+    try {
+      [q] = await this.embedder.embed([query]);
+    } catch (err) {
+      this.onEmbeddingError(err as Error);
+      return [];
+    }
+    if (!q) return [];
+    const query32 = q;
+    const scored = (await this.repo.recentEmbeddings(accountId, VECTOR_SCAN)).map((e) => ({
+      id: e.id,
+      score: cosine(query32, bytesToVector(e.bytes)),
+    }));
+    return scored
+      .sort((a, b) => b.score - a.score)
+      .slice(0, CANDIDATES)
+      .map((s) => s.id);
   }
 
   private async store(
@@ -71,6 +118,7 @@ export class MemoryService {
       createdAt,
     }));
     await this.repo.insertMany(records);
+    await this.embedStored(accountId, records);
     return { documentId, ids: records.map((r) => r.id) };
   }
 
@@ -91,17 +139,22 @@ export class MemoryService {
   }
 
   /**
-   * Hybrid retrieval: every ranking available (today the full-text one) is fused by reciprocal
-   * rank, so adding the vector ranking changes the inputs of the fusion, not its callers.
+   * Hybrid retrieval: the full-text ranking and, with an embeddings API, the vector ranking, fused
+   * by reciprocal rank; a memory found by both climbs, one found by either can appear.
    */
   async recall(accountId: string, query: string, limit = 5): Promise<RecallHit[]> {
     const terms = queryTerms(query);
-    const fullText = await this.repo.search(accountId, terms, Math.max(CANDIDATES, limit));
-    const byId = new Map<string, ScoredMemory>(fullText.map((h) => [h.memory.id, h]));
-    const fused = reciprocalRankFusion([fullText.map((h) => h.memory.id)]);
-    return fused.slice(0, limit).flatMap(({ id, score }) => {
-      const hit = byId.get(id);
-      return hit ? [present(hit.memory, score)] : [];
+    const [fullText, vector] = await Promise.all([
+      this.repo.search(accountId, terms, Math.max(CANDIDATES, limit)),
+      this.vectorRanking(accountId, query),
+    ]);
+    const byId = new Map<string, MemoryRecord>(fullText.map((h) => [h.memory.id, h.memory]));
+    const fused = reciprocalRankFusion([fullText.map((h) => h.memory.id), vector]).slice(0, limit);
+    const missing = fused.map((f) => f.id).filter((id) => !byId.has(id));
+    for (const m of await this.repo.get(accountId, missing)) byId.set(m.id, m);
+    return fused.flatMap(({ id, score }) => {
+      const memory = byId.get(id);
+      return memory ? [present(memory, score)] : [];
     });
   }
 
@@ -145,8 +198,12 @@ export class MemoryService {
         healthy,
         probeMs: Math.round((performance.now() - started) * 100) / 100,
       },
-      vectors: { enabled: false, reason: 'no embedding endpoint is configured' },
-      retrieval: 'full-text ranking fused by reciprocal rank',
+      vectors: this.embedder
+        ? { enabled: true, model: this.embedder.model, embedded: await this.repo.countEmbedded(accountId) }
+        : { enabled: false, reason: 'no embeddings API is configured (COLONY_EMBEDDINGS_URL)' },
+      retrieval: this.embedder
+        ? 'full-text and vector rankings fused by reciprocal rank'
+        : 'full-text ranking fused by reciprocal rank',
     };
   }
 }

@@ -213,6 +213,40 @@ export class MemoriesRepo {
     });
   }
 
+  /** Stores the vectors of some of the account's memories (Float32 little-endian bytes). */
+  async setEmbeddings(
+    accountId: string,
+    vectors: readonly { id: string; bytes: Uint8Array }[],
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const v of vectors) {
+        await tx.query('UPDATE memories SET embedding = $1 WHERE account_id = $2 AND id = $3', [
+          v.bytes,
+          accountId,
+          v.id,
+        ]);
+      }
+    });
+  }
+
+  /** The newest embedded memories of the account, for ranking by vector in the service. */
+  async recentEmbeddings(accountId: string, limit: number): Promise<{ id: string; bytes: Uint8Array }[]> {
+    const rows = await this.db.query<{ id: string; embedding: Uint8Array }>(
+      `SELECT id, embedding FROM memories WHERE account_id = $1 AND embedding IS NOT NULL
+       ORDER BY created_at DESC LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map((r) => ({ id: r.id, bytes: r.embedding }));
+  }
+
+  async countEmbedded(accountId: string): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM memories WHERE account_id = $1 AND embedding IS NOT NULL',
+      [accountId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   async count(accountId: string): Promise<number> {
     const [row] = await this.db.query<{ n: number }>(
       'SELECT COUNT(*) AS n FROM memories WHERE account_id = $1',
