@@ -24,7 +24,8 @@ const bodyProblems: Record<number, 'malformed_body' | 'payload_too_large' | 'uns
 function toWebRequest(request: FastifyRequest, url: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
+    // The body is re-serialised from the parsed one, so the original framing headers do not apply.
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
     for (const v of [value].flat()) headers.append(name, v);
   }
   const hasBody = request.method === 'POST' && request.body !== undefined;
