@@ -22,30 +22,35 @@ type Node = hbs.AST.Node & {
   inverse?: hbs.AST.Program;
 };
 
-function collect(node: Node | undefined, out: Set<string>, helpers: Set<string>): void {
+function collectCall(node: Node, out: Set<string>): void {
+  const head = node.path?.original ?? '';
+  const known = head in HELPERS || BLOCK_HELPERS.has(head);
+  if (!known && (node.params?.length ?? 0) > 0)
+    throw new TemplateError(`unknown helper "${head}" (allowed: json, if, unless, with)`);
+  if (!known && node.path) collect(node.path, out);
+  for (const p of node.params ?? []) collect(p as Node, out);
+  collect(node.program, out);
+  collect(node.inverse, out);
+}
+
+function collect(node: Node | undefined, out: Set<string>): void {
   if (!node) return;
-  if (node.type === 'Program') {
-    for (const s of (node as hbs.AST.Program).body) collect(s as Node, out, helpers);
-    return;
+  switch (node.type) {
+    case 'Program':
+      for (const s of (node as hbs.AST.Program).body) collect(s as Node, out);
+      return;
+    case 'PathExpression':
+      if ((node as hbs.AST.PathExpression).original !== 'this')
+        out.add((node as hbs.AST.PathExpression).original);
+      return;
+    case 'MustacheStatement':
+    case 'BlockStatement':
+      collectCall(node, out);
+      return;
+    case 'PartialStatement':
+    case 'PartialBlockStatement':
+      throw new TemplateError('partials are not allowed');
   }
-  if (node.type === 'PathExpression') {
-    const p = node as hbs.AST.PathExpression;
-    if (p.original !== 'this') out.add(p.original);
-    return;
-  }
-  if (node.type === 'MustacheStatement' || node.type === 'BlockStatement') {
-    const head = node.path?.original ?? '';
-    const hasParams = (node.params?.length ?? 0) > 0;
-    if (head in HELPERS || BLOCK_HELPERS.has(head)) helpers.add(head);
-    else if (hasParams) throw new TemplateError(`unknown helper "${head}" (allowed: json, if, unless, with)`);
-    else if (node.path) collect(node.path, out, helpers);
-    for (const p of node.params ?? []) collect(p as Node, out, helpers);
-    collect(node.program, out, helpers);
-    collect(node.inverse, out, helpers);
-    return;
-  }
-  if (node.type === 'PartialStatement' || node.type === 'PartialBlockStatement')
-    throw new TemplateError('partials are not allowed');
 }
 
 /** The variables a template reads; throws TemplateError when it does not parse or uses helpers we lack. */
@@ -57,7 +62,7 @@ export function templateVariables(template: string): string[] {
     throw new TemplateError(`not a valid template: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
   const vars = new Set<string>();
-  collect(ast as Node, vars, new Set());
+  collect(ast as Node, vars);
   return [...vars].sort();
 }
 

