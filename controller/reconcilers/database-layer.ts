@@ -72,7 +72,7 @@ export function postgresDatabaseLayer(opts: DatabaseLayerOptions): DatabaseLayer
     await admin.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${q(db)} FROM PUBLIC`);
     await poolFor(db).query('REVOKE ALL ON SCHEMA public FROM PUBLIC');
     await poolFor(db).query(
-      'CREATE TABLE IF NOT EXISTS colony_migrations (schema_name TEXT NOT NULL, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (schema_name, name))',
+      'CREATE TABLE IF NOT EXISTS public.colony_migrations (schema_name TEXT NOT NULL, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (schema_name, name))',
     );
     ready.add(`db:${db}`);
   }
@@ -87,9 +87,10 @@ export function postgresDatabaseLayer(opts: DatabaseLayerOptions): DatabaseLayer
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${db}/${schema}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`);
-      const done = await client.query('SELECT name, checksum FROM colony_migrations WHERE schema_name = $1', [
-        schema,
-      ]);
+      const done = await client.query(
+        'SELECT name, checksum FROM public.colony_migrations WHERE schema_name = $1',
+        [schema],
+      );
       const applied = new Map(done.rows.map((r: { name: string; checksum: string }) => [r.name, r.checksum]));
       for (const m of migrations) {
         const prior = applied.get(m.name);
@@ -98,7 +99,7 @@ export function postgresDatabaseLayer(opts: DatabaseLayerOptions): DatabaseLayer
         await client.query(`SET LOCAL search_path TO ${q(schema)}`);
         await client.query(m.sql);
         await client.query(
-          'INSERT INTO colony_migrations (schema_name, name, checksum) VALUES ($1, $2, $3)',
+          'INSERT INTO public.colony_migrations (schema_name, name, checksum) VALUES ($1, $2, $3)',
           [schema, m.name, m.checksum],
         );
       }
@@ -163,7 +164,13 @@ export function postgresDatabaseLayer(opts: DatabaseLayerOptions): DatabaseLayer
     const exists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
     if (!exists.rowCount) return;
     // Open sessions end now: revoking must take effect for an agent that is already connected.
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+    // Terminating another role's sessions needs membership in it; a CREATEROLE admin may grant itself that.
+    await admin
+      .query(`GRANT ${q(role)} TO CURRENT_USER`)
+      .then(() =>
+        admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]),
+      )
+      .catch(() => undefined);
     const inDb = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]);
     if (inDb.rowCount) await poolFor(db).query(`DROP OWNED BY ${q(role)}`);
     await admin.query(`DROP ROLE IF EXISTS ${q(role)}`);
