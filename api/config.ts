@@ -40,6 +40,7 @@ export const envSchema = z.object({
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default('docker.io/library/node:24-bookworm'),
   COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_OFFICE_DATABASE_AGENT_HOST: z
@@ -77,6 +78,8 @@ export interface Config {
     workers: number;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
+    /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
+    credentialChecks: boolean;
     /** The database layer's PostgreSQL server (admin URL); the layer is off without it. */
     officeDatabaseUrl: string | undefined;
     officeDatabaseAgentHost: string | undefined;
@@ -144,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
       initImage: e.COLONY_INIT_IMAGE,
+      credentialChecks: e.COLONY_CREDENTIAL_CHECKS,
       officeDatabaseUrl: e.COLONY_OFFICE_DATABASE_URL,
       officeDatabaseAgentHost: e.COLONY_OFFICE_DATABASE_AGENT_HOST,
     },

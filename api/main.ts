@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       workers: k.workers,
       layers: {
         initImage: k.initImage,
+        credentialChecks: k.credentialChecks,
         officeDatabaseUrl: k.officeDatabaseUrl,
         officeDatabaseAgentHost: k.officeDatabaseAgentHost,
       },

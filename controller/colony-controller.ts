@@ -59,6 +59,8 @@ export interface ColonyControllerOptions {
   officeDatabaseUrl?: string | undefined;
   /** host:port agents use to reach that server, when it differs from the admin URL's. */
   officeDatabaseAgentHost?: string | undefined;
+  /** Run the credentialCheck layer (default off: the entry points turn it on from COLONY_CREDENTIAL_CHECKS). */
+  credentialChecks?: boolean;
   /** The credentialCheck layer's HTTP client (tests may pass their own). */
   fetcher?: Fetcher;
 }
@@ -159,6 +161,7 @@ export class ColonyController {
       now,
       recordEvent,
       initImage: opts.initImage ?? DEFAULT_INIT_IMAGE,
+      credentialChecks: opts.credentialChecks ?? false,
       database: this.database,
     };
     this.integrationDeps = {
@@ -169,6 +172,7 @@ export class ColonyController {
       kc: opts.kc,
       now,
       appliedClaims: new Set(),
+      credentialChecks: opts.credentialChecks ?? false,
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
     };
     this.wireEvents();

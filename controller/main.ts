@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     workers: config.kubernetes.workers,
     layers: {
       initImage: config.kubernetes.initImage,
+      credentialChecks: config.kubernetes.credentialChecks,
       officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
       officeDatabaseAgentHost: config.kubernetes.officeDatabaseAgentHost,
     },

@@ -43,7 +43,10 @@ export async function runController(opts: {
   resyncSeconds?: number | undefined;
   workers?: number | undefined;
   /** Layer settings passed through to every term's controller. */
-  layers?: Pick<ColonyControllerOptions, 'initImage' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'>;
+  layers?: Pick<
+    ColonyControllerOptions,
+    'initImage' | 'credentialChecks' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'
+  >;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
   const metrics = opts.metrics;

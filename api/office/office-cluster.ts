@@ -1,5 +1,6 @@
 // The office-manager API's reads and writes in the cluster: offices, Secrets and the two kinds.
 import {
+  AppsV1Api,
   CoreV1Api,
   type KubeConfig,
   type KubernetesObject,
@@ -9,8 +10,15 @@ import {
 import type { AgentBindingSpec, AgentBindingStatus } from '../../controller/api/agent-binding-types.ts';
 import { API_VERSION } from '../../controller/api/crds.ts';
 import type { IntegrationSpec, IntegrationStatus } from '../../controller/api/integration-types.ts';
-import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../controller/render/labels.ts';
+import {
+  ANNOTATION_ROLES,
+  LABEL_AGENT,
+  LABEL_MANAGED_BY,
+  LABEL_OFFICE,
+  MANAGED_BY,
+} from '../../controller/render/labels.ts';
 import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+import { parseRoles } from '../../integrations/registry/members-rules.ts';
 
 export const API_FIELD_MANAGER = 'colony-api';
 
@@ -21,11 +29,13 @@ const notFound = (err: unknown) => (err as { code?: number }).code === 404;
 
 export class OfficeCluster {
   private readonly core: CoreV1Api;
+  private readonly apps: AppsV1Api;
   private readonly objects: KubernetesObjectApi;
   private readonly applier: Applier;
 
   constructor(kc: KubeConfig) {
     this.core = kc.makeApiClient(CoreV1Api);
+    this.apps = kc.makeApiClient(AppsV1Api);
     this.objects = kc.makeApiClient(KubernetesObjectApi);
     this.applier = serverSideApplier(kc, API_FIELD_MANAGER);
   }
@@ -70,6 +80,17 @@ export class OfficeCluster {
       metadata: { name, namespace, labels: { [LABEL_OFFICE]: officeId, [LABEL_MANAGED_BY]: MANAGED_BY } },
       spec,
     });
+  }
+
+  /** The roles on the agent's workload (colony.ai/roles), or undefined when it has no workload yet. */
+  async agentRoles(namespace: string, agentName: string): Promise<string[] | undefined> {
+    const labelSelector = `${LABEL_AGENT}=${agentName}`;
+    const [sts, deps] = await Promise.all([
+      this.apps.listNamespacedStatefulSet({ namespace, labelSelector }),
+      this.apps.listNamespacedDeployment({ namespace, labelSelector }),
+    ]);
+    const w = sts.items[0] ?? deps.items[0];
+    return w ? parseRoles(w.metadata?.annotations?.[ANNOTATION_ROLES]) : undefined;
   }
 
   async listIntegrations(namespace: string): Promise<IntegrationObject[]> {

@@ -4,11 +4,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { renderCredentialFiles } from '../../controller/render/integration-layers.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
+import { recommendations } from '../../integrations/registry/composition.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
+import { guardEnable, guardMembers, guardRemove, guardSave, officeState } from './composition-guard.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import {
   agentParams,
@@ -24,7 +27,7 @@ import {
 import { checkCredentials } from './validate-credentials.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
-const officeProblems = problemResponses(400, 401, 403, 404, 429, 503);
+const officeProblems = problemResponses(400, 401, 403, 404, 409, 429, 503);
 
 export async function officePlugin(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -81,6 +84,26 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         );
       }
       const c = cluster();
+      guardSave(
+        registry,
+        manifest,
+        officeState(registry, await c.listIntegrations(namespace), []).configured,
+      );
+      const files = renderCredentialFiles(
+        {
+          manifest,
+          officeId: officeID,
+          namespace,
+          secretName: check.secretName,
+          instanceLabel: check.instanceLabel,
+        },
+        check.values,
+      );
+      if (files && !files.ok) {
+        throw new ProblemError('invalid_request', files.message, {
+          errors: [{ location: 'body.data', message: files.message }],
+        });
+      }
       await c.saveSecret(
         renderIntegrationSecret({
           manifest,
@@ -142,6 +165,28 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         );
       }
       const instanceLabel = configured.spec.instanceLabel;
+      const [integrations, bindings] = await Promise.all([
+        c.listIntegrations(namespace),
+        c.listBindings(namespace),
+      ]);
+      const state = officeState(registry, integrations, bindings, agentName);
+      const manifest = definition(integration_id);
+      if (request.body.enabled) {
+        guardEnable(registry, manifest, state.enabledForAgent, agentName);
+        const othersEnabled = bindings
+          .filter(
+            (b) =>
+              b.spec.enabled &&
+              b.spec.secretName === request.body.secretName &&
+              b.spec.agentName !== agentName,
+          )
+          .map((b) => b.spec.agentName)
+          .sort();
+        const roles = manifest.members?.requiredRoles.length ? await c.agentRoles(namespace, agentName) : [];
+        guardMembers(manifest, { agentName, roles, config: request.body.config ?? {}, othersEnabled });
+      } else {
+        guardRemove(registry, manifest, state.enabledForAgent, `for ${agentName}`);
+      }
       const binding = await c.saveBinding(
         namespace,
         `${agentName}-${integrationResourceName(integration_id, instanceLabel)}`,
@@ -151,6 +196,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
           ...(instanceLabel ? { instanceLabel } : {}),
           secretName: request.body.secretName,
           enabled: request.body.enabled,
+          ...(request.body.config ? { config: request.body.config } : {}),
         },
         officeID,
       );
@@ -187,6 +233,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       ]);
       return {
         officeId: officeID,
+        recommendations: recommendations(registry.list(), officeState(registry, integrations, []).configured),
         integrations: integrations.map((i) => {
           const manifest = registry.get(i.spec.integrationId);
           const pending = manifest ? registrationEntry(manifest, i.spec.secretName) : undefined;
@@ -246,6 +293,13 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         (i) => i.metadata?.name === integrationResourceName(integration_id, instance),
       );
       const secretName = configured?.spec.secretName ?? '';
+      if (configured) {
+        const all = await cluster().listIntegrations(namespace);
+        const others = all.filter((i) => i.metadata?.name !== configured.metadata?.name);
+        // Another instance of the same integration still provides what dependents need.
+        if (!others.some((i) => i.spec.integrationId === integration_id))
+          guardRemove(registry, manifest, officeState(registry, all, []).configured, 'in this office');
+      }
       const deleted = configured
         ? await cluster().deleteIntegration(namespace, configured.metadata?.name ?? '', secretName)
         : false;

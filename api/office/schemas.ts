@@ -25,6 +25,10 @@ export const toggleAgentBody = z
   .strictObject({
     enabled: z.boolean(),
     secretName: z.string().min(1).max(253).describe('The Secret of the configured integration (or instance)'),
+    config: z
+      .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().max(4096))
+      .optional()
+      .describe('Per-agent settings declared by the integration’s members.agentConfig'),
   })
   .meta({ id: 'ToggleAgentIntegration' });
 
@@ -59,6 +63,11 @@ export const agentToggleSchema = z
 export const officeIntegrationsSchema = z
   .object({
     officeId: z.string(),
+    recommendations: z
+      .array(z.object({ integrationId: z.string(), name: z.string(), recommendedBy: z.array(z.string()) }))
+      .describe(
+        'Integrations the configured ones are composed with (composedWith) that are not configured yet',
+      ),
     integrations: z.array(
       z.object({
         integrationId: z.string(),

@@ -8,6 +8,7 @@ const descriptions: Record<number, string> = {
   404: 'Not found (application/problem+json)',
   413: 'Request body too large (application/problem+json)',
   415: 'Body is not JSON (application/problem+json)',
+  409: 'Conflicts with the office’s integrations or their rules (application/problem+json)',
   422: 'Idempotency key reused with a different body (application/problem+json)',
   429: 'Rate limit exceeded; retry after X-RateLimit-Reset seconds (application/problem+json)',
   503: 'A dependency is not configured or not reachable (application/problem+json)',

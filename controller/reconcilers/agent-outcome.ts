@@ -62,7 +62,7 @@ function layersProblem(
   m: IntegrationManifest,
   secretVersion: string,
 ): Outcome | undefined {
-  if (m.credentialCheck) {
+  if (m.credentialCheck && deps.credentialChecks) {
     const check = i.status?.credentialCheck;
     if (!check || check.secretVersion !== secretVersion)
       return refuse('CredentialCheckPending', 'the credentials have not been checked yet');

@@ -35,6 +35,8 @@ export interface AgentDeps {
   now: () => Date;
   /** Image of the colony-init container (shared-drive folders, cliInstalls). */
   initImage: string;
+  /** Whether the credentialCheck layer runs; when off, its verdict does not gate agents. */
+  credentialChecks?: boolean;
   /** The database layer; undefined when no office database is configured. */
   database?: DatabaseLayer | undefined;
   recordEvent?: (b: AgentBindingObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;

@@ -30,6 +30,8 @@ export interface IntegrationDeps {
   status: StatusWriter;
   kc: KubeConfig;
   now: () => Date;
+  /** Whether the credentialCheck layer runs at all. */
+  credentialChecks?: boolean;
   /** For the credentialCheck layer (tests pass their own). */
   fetcher?: Fetcher;
   /** Claims applied in this term: a claim is created once and never updated, so one apply suffices. */
@@ -190,7 +192,7 @@ async function credentialCheck(
   const version = d.secret?.metadata?.resourceVersion ?? '';
   const previous = i.status?.credentialCheck;
   const request = renderCredentialCheck(ctx, decodeSecretData(d.secret));
-  if (!request) return { problem: undefined, status: undefined };
+  if (!request || !deps.credentialChecks) return { problem: undefined, status: undefined };
   let status = previous;
   if (previous?.secretVersion !== version) {
     const verdict = request.ok ? await runCredentialCheck(request.request, deps.fetcher) : request;

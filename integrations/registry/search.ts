@@ -14,9 +14,11 @@ function score(m: Searchable, q: string): number {
   const names = [m.id, m.name, ...m.aliases].map(norm);
   if (names.includes(q)) return 100;
   if (names.some((n) => n.startsWith(q))) return 60;
-  if (names.some((n) => n.includes(q))) return 40;
+  // Substrings only from three characters: `tg` must not find chat*gpt*.
+  const long = q.length >= 3;
+  if (long && names.some((n) => n.includes(q))) return 40;
   if (m.capabilities.map(norm).some((c) => c === q || c.startsWith(q))) return 30;
-  if (norm(m.description).includes(q)) return 10;
+  if (long && norm(m.description).includes(q)) return 10;
   return 0;
 }
 

@@ -175,6 +175,7 @@ beforeAll(async () => {
     namespace: ns.name,
     officeDatabaseUrl: postgresUrl(),
     initImage: 'toolbox:test',
+    credentialChecks: true,
   });
   await controller.start();
 });
