@@ -8,6 +8,7 @@ import type { PriceList } from './domain/pricing/price-list.ts';
 import type { Probe } from './domain/status/probes.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { OfficeCluster } from './office/office-cluster.ts';
+import type { TaskScheduler } from './office/task-scheduler.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
 import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import type { Storage } from './storage/storage.ts';
@@ -26,6 +27,8 @@ export interface AppServices {
   kubeConfig: KubeConfig | undefined;
   /** Present when a cluster is configured; the office-manager API answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
+  /** Files integrations' task templates into office task queues. */
+  taskScheduler: TaskScheduler;
   apiLimiter: RateLimiter;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */

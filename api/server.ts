@@ -29,6 +29,7 @@ import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
+import { TaskScheduler } from './office/task-scheduler.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
@@ -159,6 +160,15 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
 
+  const officeCluster = kc ? new OfficeCluster(kc) : undefined;
+  const taskScheduler = new TaskScheduler({
+    tasks: storage.tasks,
+    registry,
+    cluster: officeCluster,
+    log: app.log,
+    intervalMs: config.taskSchedulerMs,
+    now,
+  });
   const services: AppServices = {
     config,
     storage,
@@ -170,7 +180,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     verifiers,
     registry,
     kubeConfig: kc,
-    officeCluster: kc ? new OfficeCluster(kc) : undefined,
+    officeCluster,
+    taskScheduler,
     apiLimiter: new RateLimiter({
       bucket: 'api',
       limit: config.rateLimit.apiPerWindow,
@@ -200,7 +211,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     done();
   });
   app.addHook('onReady', async () => {
-    if (opts.runJobs !== false) jobRunner.start();
+    if (opts.runJobs !== false) {
+      jobRunner.start();
+      taskScheduler.start();
+    }
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -208,6 +222,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     await manager?.close();
     await jobRunner.stop();
+    await taskScheduler.stop();
     await store.close?.();
     if (!opts.storage) await storage.close();
   });

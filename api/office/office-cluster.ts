@@ -2,13 +2,14 @@
 import {
   AppsV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   type KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { AgentBindingSpec, AgentBindingStatus } from '../../controller/api/agent-binding-types.ts';
-import { API_VERSION } from '../../controller/api/crds.ts';
+import { API_VERSION, GROUP, VERSION } from '../../controller/api/crds.ts';
 import type { IntegrationSpec, IntegrationStatus } from '../../controller/api/integration-types.ts';
 import {
   ANNOTATION_ROLES,
@@ -30,12 +31,14 @@ const notFound = (err: unknown) => (err as { code?: number }).code === 404;
 export class OfficeCluster {
   private readonly core: CoreV1Api;
   private readonly apps: AppsV1Api;
+  private readonly custom: CustomObjectsApi;
   private readonly objects: KubernetesObjectApi;
   private readonly applier: Applier;
 
   constructor(kc: KubeConfig) {
     this.core = kc.makeApiClient(CoreV1Api);
     this.apps = kc.makeApiClient(AppsV1Api);
+    this.custom = kc.makeApiClient(CustomObjectsApi);
     this.objects = kc.makeApiClient(KubernetesObjectApi);
     this.applier = serverSideApplier(kc, API_FIELD_MANAGER);
   }
@@ -93,12 +96,36 @@ export class OfficeCluster {
     return w ? parseRoles(w.metadata?.annotations?.[ANNOTATION_ROLES]) : undefined;
   }
 
-  async listIntegrations(namespace: string): Promise<IntegrationObject[]> {
-    return (await this.objects.list<IntegrationObject>(API_VERSION, 'Integration', namespace)).items;
+  /** One namespace's, or every namespace's when none is given (following every page). */
+  async listIntegrations(namespace?: string): Promise<IntegrationObject[]> {
+    return this.listAll<IntegrationObject>('integrations', namespace);
   }
 
-  async listBindings(namespace: string): Promise<AgentBindingObject[]> {
-    return (await this.objects.list<AgentBindingObject>(API_VERSION, 'AgentBinding', namespace)).items;
+  async listBindings(namespace?: string): Promise<AgentBindingObject[]> {
+    return this.listAll<AgentBindingObject>('agentbindings', namespace);
+  }
+
+  // CustomObjectsApi returns the wire JSON, continue token included (KubernetesObjectApi drops it).
+  private async listAll<T>(plural: string, namespace?: string): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const common = {
+        group: GROUP,
+        version: VERSION,
+        plural,
+        limit: 500,
+        ...(token ? { _continue: token } : {}),
+      };
+      const page = (
+        namespace
+          ? await this.custom.listNamespacedCustomObject({ ...common, namespace })
+          : await this.custom.listClusterCustomObject(common)
+      ) as { items: T[]; metadata?: { continue?: string } };
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
   }
 
   /** Deletes the Integration and its Secret; answers false when there was nothing to delete. */

@@ -24,6 +24,7 @@ import {
   saveSecretBody,
   toggleAgentBody,
 } from './schemas.ts';
+import { registerTaskRoutes } from './tasks-routes.ts';
 import { checkCredentials } from './validate-credentials.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
@@ -31,7 +32,7 @@ const officeProblems = problemResponses(400, 401, 403, 404, 409, 429, 503);
 
 export async function officePlugin(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, registry } = fastify.colony;
+  const { config, verifiers, registry, taskScheduler } = fastify.colony;
 
   const cluster = (): OfficeCluster => {
     const c = fastify.colony.officeCluster;
@@ -56,6 +57,8 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
     if (!m) throw new ProblemError('not_found', `No integration ${id} in the registry.`);
     return m;
   };
+
+  registerTaskRoutes(fastify, office);
 
   app.post(
     '/:officeID/integrations/:integration_id/secret',
@@ -200,6 +203,9 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         },
         officeID,
       );
+      // Task templates follow enablement at once; the scheduler's periodic sync catches the rest.
+      const after = [...bindings.filter((b) => b.metadata?.name !== binding.metadata?.name), binding];
+      await taskScheduler.syncOffice(officeID, integrations, after);
       return {
         officeId: officeID,
         integrationId: integration_id,

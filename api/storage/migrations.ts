@@ -1,4 +1,5 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
+import { integrationMigrations } from './migrations-integrations.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
 export interface Migration {
@@ -85,6 +86,7 @@ export const migrations: readonly Migration[] = [
         );`,
     },
   },
+  ...integrationMigrations,
 ];
 
 /** Applies pending migrations; on PostgreSQL an advisory lock keeps replicas from racing. */

@@ -6,6 +6,7 @@ import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { SkillsRepo } from './skills-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
+import { TasksRepo } from './tasks-repo.ts';
 
 export type StorageTarget =
   | { kind: 'sqlite'; file: string }
@@ -16,6 +17,7 @@ export interface Storage {
   readonly skills: SkillsRepo;
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
+  readonly tasks: TasksRepo;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -41,6 +43,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     skills: new SkillsRepo(driver),
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
+    tasks: new TasksRepo(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');
