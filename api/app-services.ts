@@ -6,6 +6,7 @@ import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
 import type { PriceList } from './domain/pricing/price-list.ts';
 import type { Probe } from './domain/status/probes.ts';
+import type { IdentityServices } from './identity/identity-services.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { OfficeCluster } from './office/office-cluster.ts';
 import type { TaskScheduler } from './office/task-scheduler.ts';
@@ -22,6 +23,8 @@ export interface AppServices {
   jobHandlers: Record<string, JobHandler<never>>;
   jobRunner: JobRunner;
   verifiers: CredentialVerifier[];
+  /** Accounts, sessions and office membership (api/identity). */
+  identity: IdentityServices;
   registry: IntegrationRegistry;
   /** The configured cluster, loaded once; undefined without KUBECONFIG or COLONY_IN_CLUSTER. */
   kubeConfig: KubeConfig | undefined;

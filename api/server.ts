@@ -24,6 +24,8 @@ import {
   loadKubeConfig,
 } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
+import { createIdentityServices } from './identity/identity-services.ts';
+import { registerIdentity } from './identity/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -178,6 +180,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
+    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
     registry,
     kubeConfig: kc,
     officeCluster,
@@ -244,6 +247,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
 
   instrumentRequests(app, metrics);
   registerHealthRoutes(app, () => closing);
+  await registerIdentity(app);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
   return app;

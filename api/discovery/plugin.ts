@@ -1,4 +1,5 @@
-// Discovery documents: OpenAPI, llms.txt, auth.md, the A2A agent card, the skills index, signup.
+// Discovery documents: OpenAPI, llms.txt, auth.md, the A2A agent card, the skills index.
+// (/signup is an identity page: api/identity/pages/.)
 import type { FastifyInstance } from 'fastify';
 import { type ProblemCode, problemCatalogue } from '../shared/problem.ts';
 import { VERSION } from '../version.ts';
@@ -6,7 +7,6 @@ import { buildAgentCard } from './agent-card.ts';
 import { availableDocs, docTitle, readDoc } from './docs-source.ts';
 import { buildLlmsFullTxt, buildLlmsTxt } from './llms-txt.ts';
 import { renderProblemPage } from './problem-page.ts';
-import { renderSignupPage } from './signup-page.ts';
 import { buildSkillsIndex } from './skills-index.ts';
 
 const hidden = { schema: { hide: true } };
@@ -70,9 +70,6 @@ export async function discoveryPlugin(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get('/signup', hidden, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderSignupPage(base, prices, config.environment)),
-  );
   app.get<{ Params: { code: string } }>('/problems/:code', hidden, async (request, reply) => {
     if (!Object.hasOwn(problemCatalogue, request.params.code)) return reply.callNotFound();
     return reply.type('text/html; charset=utf-8').send(renderProblemPage(request.params.code as ProblemCode));

@@ -8,6 +8,7 @@ import { renderCredentialFiles } from '../../controller/render/integration-layer
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
 import { recommendations } from '../../integrations/registry/composition.ts';
+import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
@@ -314,4 +315,6 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       return reply.code(204).send(null);
     },
   );
+
+  registerMemberRoutes(fastify);
 }

@@ -4,11 +4,11 @@ import { problemSchema } from './schemas.ts';
 const descriptions: Record<number, string> = {
   400: 'Malformed request (application/problem+json)',
   401: 'Missing, invalid or revoked bearer token (application/problem+json)',
-  403: 'Insufficient scope (application/problem+json)',
+  403: 'Insufficient scope, or not allowed on this resource (application/problem+json)',
   404: 'Not found (application/problem+json)',
+  409: 'Conflicts with the current state (application/problem+json)',
   413: 'Request body too large (application/problem+json)',
   415: 'Body is not JSON (application/problem+json)',
-  409: 'Conflicts with the office’s integrations or their rules (application/problem+json)',
   422: 'Idempotency key reused with a different body (application/problem+json)',
   429: 'Rate limit exceeded; retry after X-RateLimit-Reset seconds (application/problem+json)',
   503: 'A dependency is not configured or not reachable (application/problem+json)',

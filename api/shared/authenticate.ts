@@ -1,7 +1,7 @@
 // Resolves the bearer token of a request to a principal, or refuses with an RFC 6750 challenge.
 import type { FastifyRequest } from 'fastify';
 import { bearerChallenge, hasQueryToken, readBearer } from './bearer.ts';
-import { type CredentialVerifier, type Principal, verifyToken } from './identity.ts';
+import { type CredentialVerifier, type Principal, principalCoversOffice, verifyToken } from './identity.ts';
 import { ProblemError } from './problem.ts';
 
 function refuse(baseUrl: string, detail: string, error?: Parameters<typeof bearerChallenge>[1]): never {
@@ -37,6 +37,6 @@ export async function authenticate(
 
 /** Operator credentials are bound to offices; a token for another office gets 403. */
 export function requireOffice(principal: Principal, officeId: string): void {
-  if (principal.offices === '*' || principal.offices.includes(officeId)) return;
+  if (principalCoversOffice(principal, officeId)) return;
   throw new ProblemError('forbidden', `This credential is not bound to office ${officeId}.`);
 }

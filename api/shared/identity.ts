@@ -5,6 +5,8 @@ export interface Principal {
   /** `service_auth`: an operator credential; `user`: an account's OAuth grant or API key. */
   type: 'service_auth' | 'user';
   subject: string;
+  /** The account behind a user credential (API key, OAuth grant); absent for the bootstrap token. */
+  accountId?: string;
   name: string;
   email?: string;
   scopes: string[];
@@ -48,6 +50,11 @@ export function bootstrapTokenVerifier(secret: string): CredentialVerifier {
       };
     },
   };
+}
+
+/** Offices were resolved when the token was verified: `*` or the credential's binding. */
+export function principalCoversOffice(principal: Principal, officeId: string): boolean {
+  return principal.offices === '*' || principal.offices.includes(officeId);
 }
 
 export async function verifyToken(

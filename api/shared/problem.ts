@@ -54,6 +54,11 @@ export const problemCatalogue = {
     title: 'Forbidden',
     description: 'The credential is valid but may not act on this resource.',
   },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    description: 'The request conflicts with the current state of the resource (the detail says how).',
+  },
   idempotency_conflict: {
     status: 422,
     title: 'Idempotency key reused with a different request',

@@ -1,4 +1,6 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
+
+import { identityMigrations } from './migrations-identity.ts';
 import { integrationMigrations } from './migrations-integrations.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
@@ -87,6 +89,7 @@ export const migrations: readonly Migration[] = [
     },
   },
   ...integrationMigrations,
+  ...identityMigrations,
 ];
 
 /** Applies pending migrations; on PostgreSQL an advisory lock keeps replicas from racing. */

@@ -1,4 +1,5 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
 import { PostgresDriver } from './postgres-driver.ts';
@@ -18,6 +19,8 @@ export interface Storage {
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
   readonly tasks: TasksRepo;
+  /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
+  readonly identity: IdentityRepos;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -44,6 +47,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
     tasks: new TasksRepo(driver),
+    identity: new IdentityRepos(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');

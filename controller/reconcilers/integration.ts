@@ -4,7 +4,6 @@
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationObject } from '../../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import { secretKeys } from '../../integrations/registry/manifest-schema.ts';
 import type { IntegrationStatus, Registration } from '../api/integration-types.ts';
 import { driveClaimName, filesSecretName } from '../render/agent-layers.ts';
 import {

@@ -13,6 +13,14 @@ start_component() {
   local pid=$!
   echo "$pid" >"$CLUSTER_DIR/pids/$name.pid"
   echo "$1" >"$CLUSTER_DIR/pids/$name.exe"
+  # Until the forked shell has exec'd, /proc shows bash rather than the daemon, and a health wait
+  # that looked now would take a starting component for a dead one. Wait for the exec (or exit).
+  local i
+  for i in $(seq 1 100); do
+    component_pid "$name" >/dev/null && return 0
+    [ -d "/proc/$pid" ] || return 0
+    sleep 0.05
+  done
 }
 
 # Prints the pid of <name> if that process is alive and still runs the recorded executable.

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../api/config.ts';
 import { type BuildOptions, buildServer } from '../../api/server.ts';
+import { openStorage } from '../../api/storage/storage.ts';
+import type { DisposableTarget } from './storage-targets.ts';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -50,4 +52,23 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The test server on a fresh database of the given kind; closing it drops the database too. */
+export async function startTestServerOn(
+  target: DisposableTarget,
+  env: Record<string, string> = {},
+  opts: BuildOptions = {},
+): Promise<TestServer> {
+  const made = await target.create();
+  const storage = await openStorage(made.target);
+  const server = await startTestServer(env, { ...opts, storage });
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await storage.close();
+      await made.dispose();
+    },
+  };
 }

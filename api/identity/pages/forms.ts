@@ -1,0 +1,47 @@
+// zod schemas of the identity forms; a failed parse becomes per-field messages on the re-rendered page.
+import { z } from 'zod';
+import { emailField, nameField, passwordField } from '../accounts/account.ts';
+import type { FieldErrors } from './form-kit.ts';
+
+const formText = z.string().max(4096).optional();
+
+/** Every form carries these; unknown fields are ignored as browsers may add their own. */
+const common = { _csrf: formText, return_to: formText };
+
+export const signupForm = z.object({
+  ...common,
+  name: nameField,
+  email: emailField,
+  password: passwordField,
+});
+
+export const signinForm = z.object({
+  ...common,
+  email: z.string().trim().min(1, 'is required').max(254, 'is too long'),
+  password: z.string().min(1, 'is required').max(1024, 'is too long'),
+});
+
+export const plainForm = z.object(common);
+
+const labels: Record<string, string> = { name: 'Name', email: 'Email', password: 'Password' };
+
+/** The first message of each field, phrased for a person. */
+export function fieldErrors(error: z.ZodError): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? 'form');
+    if (out[key]) continue;
+    const message = issue.code === 'invalid_type' ? 'is required' : issue.message;
+    out[key] = `${labels[key] ?? key} ${message}`;
+  }
+  return out;
+}
+
+/** What the browser typed, to refill the form (never the password). */
+export function typedValues(body: unknown): { name?: string; email?: string } {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  return {
+    ...(typeof b.name === 'string' ? { name: b.name.slice(0, 200) } : {}),
+    ...(typeof b.email === 'string' ? { email: b.email.slice(0, 300) } : {}),
+  };
+}

@@ -1,0 +1,150 @@
+// The identity pages people use: /signup, /signin, /signout and /account.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { page } from '../../discovery/html.ts';
+import {
+  currentAccount,
+  forgetCurrentAccount,
+  requireAccount,
+  sessionToken,
+} from '../accounts/current-account.ts';
+import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
+import { renderAccountPage } from './account-page.ts';
+import { csrfToken, isGenuineFormPost } from './csrf.ts';
+import { fieldErrors, plainForm, signinForm, signupForm, typedValues } from './forms.ts';
+import { safeReturnTo } from './return-to.ts';
+import { renderSigninPage } from './signin-page.ts';
+import { renderSignupPage } from './signup-page.ts';
+
+const hidden = { schema: { hide: true } };
+const HTML = 'text/html; charset=utf-8';
+
+type Query = { Querystring: { return_to?: string } };
+
+const html = (reply: FastifyReply, status: number, body: string) =>
+  reply.code(status).type(HTML).header('cache-control', 'no-store').send(body);
+
+function forgedPost(reply: FastifyReply) {
+  return html(
+    reply,
+    403,
+    page(
+      'Form expired',
+      '<h1>This form has expired</h1><p>Go back, reload the page and submit it again.</p>',
+    ),
+  );
+}
+
+/** Sign-in attempts per client address and per email; true when this one is allowed. */
+async function withinAttemptBudget(request: FastifyRequest, email: string): Promise<boolean> {
+  const limiter = request.server.colony.identity.signInLimiter;
+  const [byAddress, byEmail] = await Promise.all([
+    limiter.consume(`ip:${request.ip}`),
+    limiter.consume(`email:${email.toLowerCase()}`),
+  ]);
+  return byAddress.allowed && byEmail.allowed;
+}
+
+async function startSession(request: FastifyRequest, reply: FastifyReply, accountId: string) {
+  const { accounts, cookiePolicy } = request.server.colony.identity;
+  const previous = sessionToken(request);
+  if (previous) await accounts.endSession(previous);
+  const session = await accounts.startSession(accountId);
+  setSessionCookie(reply, cookiePolicy, session.token, session.expiresAt);
+  forgetCurrentAccount(request);
+}
+
+export async function identityPages(app: FastifyInstance): Promise<void> {
+  await app.register(formbody, { bodyLimit: 16_384 });
+  const { config, prices, identity } = app.colony;
+
+  const signupView = (request: FastifyRequest, reply: FastifyReply, returnTo: string) => ({
+    baseUrl: config.baseUrl,
+    prices,
+    environment: config.environment,
+    csrf: csrfToken(request, reply),
+    returnTo,
+  });
+
+  app.get<Query>('/signup', hidden, async (request, reply) => {
+    const returnTo = safeReturnTo(request.query.return_to);
+    if (await currentAccount(request)) return reply.redirect(returnTo, 303);
+    return html(reply, 200, renderSignupPage(signupView(request, reply, returnTo)));
+  });
+
+  app.post('/signup', hidden, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const returnTo = safeReturnTo(body.return_to);
+    if (!isGenuineFormPost(request, body._csrf)) return forgedPost(reply);
+    const view = { ...signupView(request, reply, returnTo), values: typedValues(body) };
+    const parsed = signupForm.safeParse(body);
+    if (!parsed.success)
+      return html(reply, 400, renderSignupPage({ ...view, errors: fieldErrors(parsed.error) }));
+    if (!(await withinAttemptBudget(request, parsed.data.email))) {
+      return html(
+        reply,
+        429,
+        renderSignupPage({ ...view, message: 'Too many attempts. Wait a minute and try again.' }),
+      );
+    }
+    const result = await identity.accounts.signUp(parsed.data);
+    if (!result.ok) {
+      return html(
+        reply,
+        409,
+        renderSignupPage({
+          ...view,
+          errors: { email: 'An account with this email already exists. Sign in instead.' },
+        }),
+      );
+    }
+    request.log.info({ accountId: result.account.id }, 'account created');
+    await startSession(request, reply, result.account.id);
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.get<Query>('/signin', hidden, async (request, reply) => {
+    const returnTo = safeReturnTo(request.query.return_to);
+    if (await currentAccount(request)) return reply.redirect(returnTo, 303);
+    return html(reply, 200, renderSigninPage({ csrf: csrfToken(request, reply), returnTo }));
+  });
+
+  app.post('/signin', hidden, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const returnTo = safeReturnTo(body.return_to);
+    if (!isGenuineFormPost(request, body._csrf)) return forgedPost(reply);
+    const view = { csrf: csrfToken(request, reply), returnTo, email: typedValues(body).email ?? '' };
+    const parsed = signinForm.safeParse(body);
+    if (!parsed.success)
+      return html(reply, 400, renderSigninPage({ ...view, errors: fieldErrors(parsed.error) }));
+    if (!(await withinAttemptBudget(request, parsed.data.email))) {
+      return html(
+        reply,
+        429,
+        renderSigninPage({ ...view, message: 'Too many attempts. Wait a minute and try again.' }),
+      );
+    }
+    const account = await identity.accounts.verifyCredentials(parsed.data.email, parsed.data.password);
+    if (!account)
+      return html(reply, 401, renderSigninPage({ ...view, message: 'The email or password is wrong.' }));
+    await startSession(request, reply, account.id);
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.post('/signout', hidden, async (request, reply) => {
+    const parsed = plainForm.safeParse(request.body ?? {});
+    if (!parsed.success || !isGenuineFormPost(request, parsed.data._csrf)) return forgedPost(reply);
+    const token = sessionToken(request);
+    if (token) await identity.accounts.endSession(token);
+    clearSessionCookie(reply, identity.cookiePolicy);
+    forgetCurrentAccount(request);
+    return reply.redirect('/signin', 303);
+  });
+
+  app.get('/account', hidden, async (request, reply) => {
+    const account = await requireAccount(request, reply);
+    if (!account) return reply;
+    const offices = await identity.officeMembers.ofAccount(account.id);
+    return html(reply, 200, renderAccountPage({ account, offices, csrf: csrfToken(request, reply) }));
+  });
+}

@@ -1,0 +1,26 @@
+// Keys the server generates for itself (cookie signing, token signing), shared by every replica.
+import type { SqlDriver } from './sql-driver.ts';
+
+export class ServerKeysRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  /**
+   * Returns the stored value of `name`, storing `candidate` first when there is none. Replicas that
+   * start together each propose a key; one statement picks the winner and all of them read it.
+   */
+  async getOrCreate(name: string, candidate: () => string, now: number): Promise<string> {
+    await this.db.query(
+      'INSERT INTO server_keys (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+      [name, candidate(), now],
+    );
+    const [row] = await this.db.query<{ value: string }>('SELECT value FROM server_keys WHERE name = $1', [
+      name,
+    ]);
+    if (!row) throw new Error(`server key ${name} vanished after it was stored`);
+    return row.value;
+  }
+}
