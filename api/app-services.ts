@@ -2,6 +2,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { Config } from './config.ts';
+import type { ConnectService } from './connect/connect-service.ts';
+import type { TokenRefresher } from './connect/token-refresher.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
 import type { PriceList } from './domain/pricing/price-list.ts';
@@ -32,6 +34,9 @@ export interface AppServices {
   officeCluster: OfficeCluster | undefined;
   /** Files integrations' task templates into office task queues. */
   taskScheduler: TaskScheduler;
+  /** The OAuth Connect flow (api/connect) and the refresher that keeps its tokens fresh. */
+  connect: ConnectService;
+  tokenRefresher: TokenRefresher;
   apiLimiter: RateLimiter;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */

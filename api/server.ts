@@ -12,6 +12,10 @@ import {
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
 import type { Config } from './config.ts';
+import { ConnectService } from './connect/connect-service.ts';
+import { parseOAuthClients } from './connect/oauth-clients.ts';
+import { connectRoutes } from './connect/routes.ts';
+import { TokenRefresher } from './connect/token-refresher.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
@@ -34,6 +38,7 @@ import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { ProblemError } from './shared/problem.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
@@ -53,11 +58,12 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-// Tokens must never reach the logs, including ones a client wrongly put in the query string.
+// Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
+// the authorization codes providers send to /connect/callback.
 const redactUrl = (url: string): string =>
-  url.replace(/([?&](?:access_token|token)=)[^&]*/gi, '$1[REDACTED]');
+  url.replace(/([?&](?:access_token|token|code)=)[^&]*/gi, '$1[REDACTED]');
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
@@ -171,6 +177,17 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     intervalMs: config.taskSchedulerMs,
     now,
   });
+  const oauthClients = parseOAuthClients(config.oauthClients);
+  const tokenRefresher = new TokenRefresher({
+    repo: storage.connect,
+    registry,
+    clients: oauthClients,
+    cluster: officeCluster,
+    log: app.log,
+    marginMs: config.oauthRefreshSeconds * 1000,
+    intervalMs: Math.min(config.oauthRefreshSeconds * 250, 60_000),
+    now,
+  });
   const services: AppServices = {
     config,
     storage,
@@ -185,6 +202,22 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     kubeConfig: kc,
     officeCluster,
     taskScheduler,
+    connect: new ConnectService({
+      registry,
+      clients: oauthClients,
+      repo: storage.connect,
+      cluster: () => {
+        if (!officeCluster)
+          throw new ProblemError(
+            'service_unavailable',
+            'No Kubernetes cluster is configured (set KUBECONFIG).',
+          );
+        return officeCluster;
+      },
+      baseUrl: config.baseUrl,
+      now,
+    }),
+    tokenRefresher,
     apiLimiter: new RateLimiter({
       bucket: 'api',
       limit: config.rateLimit.apiPerWindow,
@@ -217,6 +250,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     if (opts.runJobs !== false) {
       jobRunner.start();
       taskScheduler.start();
+      tokenRefresher.start();
     }
   });
   app.addHook('preClose', async () => {
@@ -226,6 +260,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     await manager?.close();
     await jobRunner.stop();
     await taskScheduler.stop();
+    await tokenRefresher.stop();
     await store.close?.();
     if (!opts.storage) await storage.close();
   });
@@ -248,6 +283,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   instrumentRequests(app, metrics);
   registerHealthRoutes(app, () => closing);
   await registerIdentity(app);
+  await app.register(connectRoutes);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
   return app;

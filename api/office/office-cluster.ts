@@ -58,6 +58,16 @@ export class OfficeCluster {
     await this.applier.apply({ ...rest, data });
   }
 
+  /** One value of a Secret, for the Connect flow's refresh (the refresh token); undefined when absent. */
+  async secretValue(namespace: string, name: string, key: string): Promise<string | undefined> {
+    const secret = await this.core.readNamespacedSecret({ name, namespace }).catch((err) => {
+      if (notFound(err)) return undefined;
+      throw err;
+    });
+    const value = secret?.data?.[key];
+    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  }
+
   async saveIntegration(namespace: string, name: string, spec: IntegrationSpec): Promise<IntegrationObject> {
     return this.applier.apply<IntegrationObject>({
       apiVersion: API_VERSION,

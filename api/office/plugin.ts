@@ -13,6 +13,7 @@ import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { guardEnable, guardMembers, guardRemove, guardSave, officeState } from './composition-guard.ts';
+import { connectionView, registerConnectStart } from './connect-start.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import {
   agentParams,
@@ -60,6 +61,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
   };
 
   registerTaskRoutes(fastify, office);
+  registerConnectStart(fastify, office);
 
   app.post(
     '/:officeID/integrations/:integration_id/secret',
@@ -234,9 +236,10 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       const { officeID } = request.params;
       const namespace = await office(request, officeID);
       const c = cluster();
-      const [integrations, bindings] = await Promise.all([
+      const [integrations, bindings, connections] = await Promise.all([
         c.listIntegrations(namespace),
         c.listBindings(namespace),
+        fastify.colony.storage.connect.forOffice(officeID),
       ]);
       return {
         officeId: officeID,
@@ -257,6 +260,11 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
                 AgentEnvVars: [],
               },
             conditions: i.status?.conditions ?? [],
+            connection: connectionView(
+              connections.find(
+                (k) => k.integrationId === i.spec.integrationId && k.instanceLabel === i.spec.instanceLabel,
+              ),
+            ),
             agents: bindings
               .filter((b) => b.spec.secretName === i.spec.secretName)
               .map((b) => ({
@@ -312,6 +320,11 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         : false;
       if (!deleted)
         throw new ProblemError('not_found', `${integration_id} is not configured in office ${officeID}.`);
+      await fastify.colony.storage.connect.remove({
+        officeId: officeID,
+        integrationId: integration_id,
+        instanceLabel: instance,
+      });
       return reply.code(204).send(null);
     },
   );

@@ -74,6 +74,15 @@ export const officeIntegrationsSchema = z
         instanceLabel: z.string().nullable(),
         registration: registrationSchema,
         conditions: z.array(condition),
+        connection: z
+          .object({
+            status: z.enum(['connected', 'refresh_failed']),
+            message: z.string().nullable().describe('Why the last refresh failed, and what to do'),
+            expiresAt: z.string().nullable().describe('When the current access token expires'),
+            connectedAt: z.string(),
+          })
+          .nullable()
+          .describe('The OAuth connection of an integration connected through /connect; null otherwise'),
         agents: z.array(
           z.object({ agentName: z.string(), enabled: z.boolean(), conditions: z.array(condition) }),
         ),
@@ -81,3 +90,16 @@ export const officeIntegrationsSchema = z
     ),
   })
   .meta({ id: 'OfficeIntegrations' });
+
+export const connectLinkSchema = z
+  .object({ connectUrl: z.string().describe('Open in a browser, signed in as a member of the office') })
+  .meta({ id: 'ConnectLink' });
+
+export const connectQuery = z.object({
+  instance: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be lowercase letters, digits and hyphens')
+    .max(63)
+    .optional()
+    .describe('Instance name, for integrations with several instances per office'),
+});

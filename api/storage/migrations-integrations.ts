@@ -42,10 +42,34 @@ const ddl = (big: string, bool: string) => `
     expires_at ${big} NOT NULL
   )`;
 
+// One row per OAuth-connected integration instance: when its access token expires, whether the
+// last refresh worked, and a lease so one replica refreshes it at a time. Tokens stay in the Secret.
+const connections = (big: string) => `
+  CREATE TABLE oauth_connections (
+    office_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    instance_label TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    secret_name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    message TEXT,
+    expires_at ${big},
+    lease_until ${big} NOT NULL,
+    connected_at ${big} NOT NULL,
+    updated_at ${big} NOT NULL,
+    PRIMARY KEY (office_id, integration_id, instance_label)
+  );
+  CREATE INDEX oauth_connections_due ON oauth_connections (status, expires_at)`;
+
 export const integrationMigrations: Migration[] = [
   {
     id: 300,
     name: 'office tasks, task schedules and OAuth connect states',
     sql: { sqlite: ddl('INTEGER', 'INTEGER'), postgres: ddl('BIGINT', 'BOOLEAN') },
+  },
+  {
+    id: 301,
+    name: 'OAuth connections: token expiry, refresh status and lease',
+    sql: { sqlite: connections('INTEGER'), postgres: connections('BIGINT') },
   },
 ];

@@ -1,4 +1,5 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { ConnectRepo } from './connect-repo.ts';
 import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
@@ -19,6 +20,8 @@ export interface Storage {
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
   readonly tasks: TasksRepo;
+  /** OAuth Connect states and connection records (api/connect). */
+  readonly connect: ConnectRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
@@ -47,6 +50,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
     tasks: new TasksRepo(driver),
+    connect: new ConnectRepo(driver),
     identity: new IdentityRepos(driver),
     async ping() {
       const started = performance.now();

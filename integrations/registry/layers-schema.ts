@@ -204,9 +204,20 @@ export const layers = {
 export const LAYER_NAMES = Object.keys(layers) as (keyof typeof layers)[];
 
 /** The Connect flow's provider: where to send the user and where to exchange and refresh codes. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** HTTPS, or plain HTTP on a loopback host only (a provider on the same machine, as in development). */
+const providerUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((u) => u.startsWith('https:') || LOOPBACK.has(new URL(u).hostname), {
+    message: 'must be https (plain http only on a loopback host)',
+  });
+
 export const oauthSchema = z.strictObject({
-  authorizationUrl: z.url({ protocol: /^https$/ }),
-  tokenUrl: z.url({ protocol: /^https$/ }),
+  /** The issuer the provider names in its responses; defaults to the authorization URL's origin. */
+  issuer: providerUrl.optional(),
+  authorizationUrl: providerUrl,
+  tokenUrl: providerUrl,
   scopes: z.array(z.string().min(1)).default([]),
   /** Extra authorization parameters, e.g. access_type=offline for Google. */
   authorizationParams: z.record(z.string(), z.string()).default({}),
