@@ -1,8 +1,10 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark.
+// _CACHED and _TOGGLES size the controller benchmark; BENCH_INTEGRATIONS_OFFICES, _AGENTS and
+// _TOGGLES the integrations one.
 import { benchController } from './controller.bench.ts';
+import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -18,6 +20,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       agentsPerOffice: env('BENCH_CONTROLLER_AGENTS', 10),
       cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
+    }),
+  integrations: () =>
+    benchIntegrations({
+      offices: env('BENCH_INTEGRATIONS_OFFICES', 100),
+      agentsPerOffice: env('BENCH_INTEGRATIONS_AGENTS', 10),
+      rounds: rounds,
+      toggles: env('BENCH_INTEGRATIONS_TOGGLES', 10),
     }),
 };
 
