@@ -1,6 +1,6 @@
 // `colony integrations validate [dir]`: for people writing their own manifests.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,21 @@ async function run(...argv: string[]) {
 }
 
 describe('colony integrations validate', () => {
+  it('accepts the worked example of docs/integrations.md, which uses every layer but two', async () => {
+    const doc = readFileSync(new URL('../../../docs/integrations.md', import.meta.url), 'utf8');
+    const example = /```yaml\n(id: acme-crm[\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'colony-cli-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'acme-crm'));
+    writeFileSync(join(dir, 'acme-crm', 'manifest.yaml'), example ?? '');
+    writeFileSync(join(dir, 'acme-crm', 'guide.md'), '# Acme CRM\n');
+    expect(await run('integrations', 'validate', dir)).toMatchObject({
+      code: 0,
+      out: '1 integration(s) valid: acme-crm',
+    });
+  });
+
   it('accepts the bundled registry', async () => {
     const r = await run('integrations', 'validate', 'integrations');
     expect(r.code).toBe(0);
