@@ -5,16 +5,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer, loggerOptions } from '../../api/server.ts';
+import { ColonyController } from '../../controller/colony-controller.ts';
+import { ANNOTATION_CHECKSUM } from '../../controller/render/labels.ts';
+import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { InjectBrowser } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
 import { startTestProvider, type TestProvider } from '../support/oauth-provider.ts';
-import { TEST_BASE_URL } from '../support/server.ts';
+import { eventually, TEST_BASE_URL } from '../support/server.ts';
 
 const TOKEN = 'connect-bootstrap-token-0123456789';
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -30,11 +33,13 @@ let provider: TestProvider;
 let ns: Awaited<ReturnType<typeof withNamespace>>;
 let office: string;
 let app: FastifyInstance;
+let controller: ColonyController;
 let dir: string;
 let dataDir: string;
 let clock = Date.now();
 const logs: string[] = [];
 const core = () => kubeConfig().makeApiClient(CoreV1Api);
+const apps = () => kubeConfig().makeApiClient(AppsV1Api);
 
 function manifest(id: string, extra: string): string {
   return `id: ${id}
@@ -131,9 +136,19 @@ beforeAll(async () => {
   const logger = { ...(loggerOptions(config) as object), stream };
   app = await buildServer(config, { validateResponses: true, runJobs: false, now: () => clock, logger });
   await app.ready();
+  controller = new ColonyController({
+    kc: kubeConfig(),
+    registry: loadRegistry(dir),
+    resyncMs: 0,
+    namespace: ns.name,
+    initImage: 'toolbox:test',
+    credentialChecks: false,
+  });
+  await controller.start();
 });
 
 afterAll(async () => {
+  await controller?.stop();
   await app?.close();
   await provider?.close();
   await ns?.dispose();
@@ -253,7 +268,7 @@ describe('Connect flow against a real OAuth provider', () => {
     expect(JSON.stringify(c)).not.toContain(firstAccess);
   });
 
-  it('uses a state once: a replayed callback is refused and stores nothing new', async () => {
+  it('uses a state once: a replayed callback is refused', async () => {
     const b = await member();
     const back = await toProvider(b, 'acme-mail');
     expect((await b.get(callbackPath(back))).statusCode).toBe(200);
@@ -337,28 +352,85 @@ describe('Connect flow against a real OAuth provider', () => {
     );
   });
 
-  it('refuses a connection the office’s composition forbids (409 on the page, nothing stored)', async () => {
-    const saved = await app.inject({
-      method: 'POST',
-      url: `/api/v1/offices/${office}/integrations/acme-files/secret`,
-      headers: bearer,
-      payload: { data: { ACME_FILES_KEY: 'files-key' } },
-    });
-    expect(saved.statusCode).toBe(200);
+  it('enforces conflicts both ways: no credentials beside a connected conflict, no connection beside one', async () => {
+    const filesSecret = (method: 'POST' | 'DELETE') =>
+      app.inject({
+        method,
+        url: `/api/v1/offices/${office}/integrations/acme-files/secret`,
+        headers: bearer,
+        ...(method === 'POST' ? { payload: { data: { ACME_FILES_KEY: 'files-key' } } } : {}),
+      });
     const b = await member();
-    const back = await toProvider(b, 'acme-chat');
-    const res = await b.get(callbackPath(back));
+    expect((await b.get(callbackPath(await toProvider(b, 'acme-chat')))).statusCode).toBe(200);
+    const refused = await filesSecret('POST');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'composition_conflict',
+      conflicting: [{ id: 'acme-chat', because: 'acme-chat conflicts with acme-files' }],
+    });
+    const gone = await app.inject({
+      method: 'DELETE',
+      url: `/api/v1/offices/${office}/integrations/acme-chat/secret`,
+      headers: bearer,
+    });
+    expect(gone.statusCode).toBe(204);
+
+    expect((await filesSecret('POST')).statusCode).toBe(200);
+    const res = await b.get(callbackPath(await toProvider(b, 'acme-chat')));
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('acme-files');
     await expect(
       core().readNamespacedSecret({ name: `acme-chat-${office}`, namespace: ns.name }),
     ).rejects.toThrow();
-    const del = await app.inject({
-      method: 'DELETE',
-      url: `/api/v1/offices/${office}/integrations/acme-files/secret`,
-      headers: bearer,
+    expect((await filesSecret('DELETE')).statusCode).toBe(204);
+  });
+
+  it('injects the access token into the agents it is enabled for, and a refresh rolls them', async () => {
+    await apps().createNamespacedStatefulSet({
+      namespace: ns.name,
+      body: {
+        metadata: { name: 'mailer', labels: { 'colony.ai/agent': 'mailer' } },
+        spec: {
+          serviceName: 'mailer',
+          replicas: 0,
+          selector: { matchLabels: { app: 'mailer' } },
+          template: {
+            metadata: { labels: { app: 'mailer' } },
+            spec: { containers: [{ name: 'agent', image: 'busybox' }] },
+          },
+        },
+      },
     });
-    expect(del.statusCode).toBe(204);
+    const on = await app.inject({
+      method: 'POST',
+      url: `/api/v1/offices/${office}/integrations/acme-mail/agents/mailer`,
+      headers: bearer,
+      payload: { enabled: true, secretName: `acme-mail-${office}` },
+    });
+    expect(on.statusCode).toBe(200);
+    const template = async () =>
+      (await apps().readNamespacedStatefulSet({ name: 'mailer', namespace: ns.name })).spec?.template;
+    const injected = await eventually(async () => {
+      const t = await template();
+      const env = t?.spec?.containers[0]?.env ?? [];
+      return env.some((e) => e.name === 'ACME_MAIL_ACCESS_TOKEN') ? t : undefined;
+    }, 20_000);
+    const env = injected.spec?.containers[0]?.env ?? [];
+    // The access token by reference; the refresh token never reaches the agent.
+    expect(env.map((e) => e.name)).toEqual(['ACME_MAIL_ACCESS_TOKEN']);
+    expect(env[0]?.valueFrom?.secretKeyRef).toEqual({
+      name: `acme-mail-${office}`,
+      key: 'ACME_MAIL_ACCESS_TOKEN',
+    });
+    const checksum = injected.metadata?.annotations?.[ANNOTATION_CHECKSUM];
+    expect(checksum).toBeTruthy();
+
+    clock += 1;
+    expect(await app.colony.tokenRefresher.refreshDue()).toBeGreaterThanOrEqual(1);
+    await eventually(
+      async () => (await template())?.metadata?.annotations?.[ANNOTATION_CHECKSUM] !== checksum,
+      20_000,
+    );
   });
 
   it('refreshes before expiry: a new access token in the Secret, the refresh token kept working', async () => {
