@@ -100,6 +100,24 @@ agentEnvVars: [ACME_FILES_KEY]
 version: "1.0.0"
 `,
   );
+  add(
+    'acme-notes',
+    `id: acme-notes
+name: Acme Notes
+description: Notes, with a config file that needs the region.
+icon: acme
+category: services
+wizard: guide
+requiredSecrets:
+  - { key: ACME_NOTES_KEY, label: Key, type: password, required: true }
+  - { key: ACME_NOTES_REGION, label: Region, type: text, required: false }
+agentEnvVars: [ACME_NOTES_KEY]
+version: "1.0.0"
+credentialFiles:
+  - path: /home/agent/.acme/notes.json
+    template: '{"key": "{{ACME_NOTES_KEY}}", "region": "{{ACME_NOTES_REGION}}"}'
+`,
+  );
   add('acme-chat', manifest('acme-chat', `conflicts: [acme-files]\n${oauthSection('acme-chat', issuer)}`));
   return root;
 }
@@ -482,6 +500,23 @@ describe('Connect flow against a real OAuth provider', () => {
     const back = await toProvider(b, 'acme-mail');
     expect((await b.get(callbackPath(back))).statusCode).toBe(200);
     expect((await connection('acme-mail')).connection).toMatchObject({ status: 'connected', message: null });
+  });
+
+  it('refuses credentials a credential file cannot be rendered from, naming file and variable, writing nothing', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/offices/${office}/integrations/acme-notes/secret`,
+      headers: bearer,
+      payload: { data: { ACME_NOTES_KEY: 'notes-key' } },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json().detail).toContain('credentialFiles[0] (/home/agent/.acme/notes.json)');
+    expect(res.json().detail).toContain('ACME_NOTES_REGION');
+    expect(res.body).not.toContain('notes-key');
+    await expect(
+      core().readNamespacedSecret({ name: `acme-notes-${office}`, namespace: ns.name }),
+    ).rejects.toThrow();
   });
 
   it('forgets the connection when the integration is deleted', async () => {
