@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ConnectError } from '../connect/connect-service.ts';
+import { connectLink } from '../connect/connectable.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { ConnectionRecord } from '../storage/connect-repo.ts';
@@ -51,8 +52,7 @@ export function registerConnectStart(
         const { instance } = request.query;
         if (instance && !manifest.multiInstance)
           throw new ConnectError(400, `${manifest.name} has a single instance per office; drop ?instance=.`);
-        const q = new URLSearchParams({ office: officeID, ...(instance ? { instance } : {}) });
-        return { connectUrl: `${config.baseUrl}/connect/${integration_id}?${q}` };
+        return { connectUrl: connectLink(config.baseUrl, integration_id, officeID, instance) };
       } catch (err) {
         if (!(err instanceof ConnectError)) throw err;
         const code = problemCodes[err.status as keyof typeof problemCodes] ?? 'invalid_request';
