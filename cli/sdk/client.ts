@@ -133,11 +133,12 @@ export class ColonyClient {
     );
   }
 
-  connectUrl(officeId: string, id: string): Promise<{ connectUrl: string }> {
+  /** The browser link a member of the office opens to connect an OAuth integration. */
+  connectUrl(officeId: string, id: string, instance?: string): Promise<{ connectUrl: string }> {
+    const qs = instance ? `?instance=${encodeURIComponent(instance)}` : '';
     return this.call(
       'POST',
-      `/api/v1/offices/${encodeURIComponent(officeId)}/integrations/${encodeURIComponent(id)}/connect`,
-      {},
+      `/api/v1/offices/${encodeURIComponent(officeId)}/integrations/${encodeURIComponent(id)}/connect${qs}`,
     );
   }
 

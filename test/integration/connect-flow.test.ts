@@ -11,6 +11,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer, loggerOptions } from '../../api/server.ts';
+import { runCli } from '../../cli/run.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { ANNOTATION_CHECKSUM } from '../../controller/render/labels.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
@@ -240,6 +241,36 @@ describe('Connect flow against a real OAuth provider', () => {
     expect((await post('acme-docs')).statusCode).toBe(503);
     expect((await post('acme-mail', '?instance=eu')).statusCode).toBe(400);
     expect((await post('acme-mail', '?instance=Not_Valid')).statusCode).toBe(400);
+  });
+
+  it('is what the CLI and its SDK client print, over real HTTP', async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const cli = async (...argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(argv, {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        env: { COLONY_ENDPOINT: address, COLONY_API_KEY: TOKEN },
+        cwd: process.cwd(),
+      });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    expect(await cli('integrations', 'connect', 'acme-team', '--office', office, '--instance', 'eu')).toEqual(
+      {
+        code: 0,
+        out: `${TEST_BASE_URL}/connect/acme-team?office=${office}&instance=eu`,
+        err: '',
+      },
+    );
+    const refused = await cli('integrations', 'connect', 'acme-files', '--office', office);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('400 invalid_request: Acme Files is not connected by OAuth.');
+    expect((await cli('integrations', 'connect', 'acme-mail')).code).toBe(64);
+    const show = await cli('integrations', 'show', 'acme-mail');
+    expect(show.code).toBe(0);
+    expect(show.out).toContain('setup: oauth');
+    expect((await cli('integrations', 'list')).out).toContain('acme-mail');
   });
 
   it('sends a signed-out visitor to sign in first, coming back to the same link', async () => {
