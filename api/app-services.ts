@@ -1,6 +1,7 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
 import type { ConnectService } from './connect/connect-service.ts';
 import type { TokenRefresher } from './connect/token-refresher.ts';
@@ -38,6 +39,8 @@ export interface AppServices {
   connect: ConnectService;
   tokenRefresher: TokenRefresher;
   apiLimiter: RateLimiter;
+  /** Checkout domain, checkout rate limit and URLs shared by ACP, UCP and the billing page. */
+  commerce: CommerceServices;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */
   batchSecret: string;

@@ -11,6 +11,8 @@ import {
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { buildCommerce } from './commerce/commerce-services.ts';
+import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
@@ -30,6 +32,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -165,8 +168,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
   const store = counterStore(config, storage);
+  const identity = await createIdentityServices({ config, storage, counterStore: store, now });
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
+  verifiers.push(...identity.verifiers);
 
   const officeCluster = kc ? new OfficeCluster(kc) : undefined;
   const taskScheduler = new TaskScheduler({
@@ -188,16 +193,17 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     intervalMs: Math.min(config.oauthRefreshSeconds * 250, 60_000),
     now,
   });
+  const catalog = buildCatalog(prices);
   const services: AppServices = {
     config,
     storage,
     prices,
-    catalog: buildCatalog(prices),
+    catalog,
     probes,
     jobHandlers,
     jobRunner,
     verifiers,
-    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
+    identity,
     registry,
     kubeConfig: kc,
     officeCluster,
@@ -225,6 +231,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
+    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -286,5 +293,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await app.register(connectRoutes);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(discoveryPlugin);
+  await app.register(mcpPlugin);
+  await app.register(commercePlugin);
   return app;
 }

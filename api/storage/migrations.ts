@@ -1,5 +1,5 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
-
+import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
 import { integrationMigrations } from './migrations-integrations.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
@@ -89,6 +89,7 @@ export const migrations: readonly Migration[] = [
     },
   },
   ...integrationMigrations,
+  ...commerceMigrations,
   ...identityMigrations,
 ];
 

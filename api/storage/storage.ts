@@ -1,4 +1,8 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+
+import { BillingHandoffsRepo } from './billing-handoffs-repo.ts';
+import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
+import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 import { ConnectRepo } from './connect-repo.ts';
 import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
@@ -8,6 +12,7 @@ import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { SkillsRepo } from './skills-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
+import { SubscriptionsRepo } from './subscriptions-repo.ts';
 import { TasksRepo } from './tasks-repo.ts';
 
 export type StorageTarget =
@@ -22,6 +27,10 @@ export interface Storage {
   readonly tasks: TasksRepo;
   /** OAuth Connect states and connection records (api/connect). */
   readonly connect: ConnectRepo;
+  readonly checkoutSessions: CheckoutSessionsRepo;
+  readonly checkoutIdempotency: CheckoutIdempotencyRepo;
+  readonly subscriptions: SubscriptionsRepo;
+  readonly billingHandoffs: BillingHandoffsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
@@ -51,6 +60,10 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     rateLimitCounters: new RateLimitCountersRepo(driver),
     tasks: new TasksRepo(driver),
     connect: new ConnectRepo(driver),
+    checkoutSessions: new CheckoutSessionsRepo(driver),
+    checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
+    subscriptions: new SubscriptionsRepo(driver),
+    billingHandoffs: new BillingHandoffsRepo(driver),
     identity: new IdentityRepos(driver),
     async ping() {
       const started = performance.now();

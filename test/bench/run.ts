@@ -1,9 +1,12 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark; BENCH_INTEGRATIONS_OFFICES, _AGENTS and
-// _TOGGLES the integrations one.
+// _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_INTEGRATIONS_OFFICES,
+// _AGENTS and _TOGGLES the integrations one.
+import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
+import { benchIdentity } from './identity.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
@@ -14,6 +17,7 @@ const rounds = env('BENCH_ROUNDS', 6);
 
 const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
   controller: () =>
     benchController({
       offices: env('BENCH_CONTROLLER_OFFICES', 100),
@@ -27,6 +31,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       agentsPerOffice: env('BENCH_INTEGRATIONS_AGENTS', 10),
       rounds: rounds,
       toggles: env('BENCH_INTEGRATIONS_TOGGLES', 10),
+    }),
+  identity: () =>
+    benchIdentity({
+      seconds,
+      connections,
+      memorySizes: (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number),
+      queries: env('BENCH_MEMORY_QUERIES', 300),
     }),
 };
 

@@ -28,9 +28,9 @@ async function approve(provider: Provider, req: IncomingMessage, res: ServerResp
   }
   const grant = new provider.Grant({
     accountId: details.session?.accountId ?? 'provider-user-1',
-    clientId: details.params.client_id ?? '',
+    clientId: String(details.params.client_id ?? ''),
   });
-  grant.addOIDCScope(details.params.scope ?? 'openid');
+  grant.addOIDCScope(String(details.params.scope ?? 'openid'));
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }
