@@ -8,7 +8,7 @@ import { requireAccount } from '../identity/accounts/current-account.ts';
 import { canActOnOffice } from '../identity/offices/office-access.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { ConnectState } from '../storage/connect-repo.ts';
-import { ConnectError } from './connect-service.ts';
+import { ConnectError, redirectUri } from './connect-service.ts';
 import { renderConnectedPage, renderConnectFailedPage } from './pages.ts';
 import { ProviderError } from './provider.ts';
 
@@ -42,6 +42,13 @@ const firstIssue = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ');
 
 type CallbackQuery = z.infer<typeof callbackQuery>;
+
+/** The URL the provider redirected to, on the registered redirect URI whatever proxy sits in front. */
+function callbackUrl(baseUrl: string, requestUrl: string): URL {
+  const url = new URL(redirectUri(baseUrl));
+  url.search = new URL(requestUrl, 'http://local').search;
+  return url;
+}
 
 /** Why a consumed state may not be completed by this request, or undefined when it may. */
 async function refusal(
@@ -79,7 +86,7 @@ export async function connectRoutes(app: FastifyInstance): Promise<void> {
       const manifest = await connect.finish(
         q.data.state,
         state,
-        new URL(request.url, app.colony.config.baseUrl),
+        callbackUrl(app.colony.config.baseUrl, request.url),
       );
       request.log.info(
         { officeId: state.officeId, integration: state.integrationId, accountId: account.id },
