@@ -1,21 +1,14 @@
 // The memory (cortex) tools. The HTTP gate has already checked token and scope; each tool checks
 // again and acts only on the memory of the token's own account.
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import type { AppServices } from '../app-services.ts';
+import { connectableSources, connectLink } from '../connect/connectable.ts';
 import { type Principal, principalCoversOffice } from '../shared/identity.ts';
 import { memoryToolInputs as inputs } from './memory-tool-schemas.ts';
 import { jsonResult, type ToolResult, toolError } from './tool-result.ts';
 import { type MemoryToolName, memoryToolScopes } from './tool-scopes.ts';
 
 const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
-
-/** Integrations a memory can be filled from: OAuth-connected ones and declared memory sources. */
-export function connectableSources(integrations: readonly IntegrationManifest[]) {
-  return integrations
-    .filter((i) => i.wizard === 'oauth' || i.capabilities.includes('memory-source'))
-    .map((i) => ({ id: i.id, name: i.name, description: i.description, capabilities: i.capabilities }));
-}
 
 export function registerMemoryTools(
   server: McpServer,
@@ -190,17 +183,15 @@ export function registerMemoryTools(
     guarded(
       'cortex_connect_link',
       async (_accountId, a: { integrationId: string; officeId: string; instance?: string }) => {
-        const known = connectableSources(services.registry.list()).find((s) => s.id === a.integrationId);
+        const known = connectableSources(services.registry.list()).some(
+          (x) => x.integrationId === a.integrationId,
+        );
         if (!known)
           return toolError(`${a.integrationId} is not a connectable source; see cortex_connectable_sources.`);
         if (!principal || !principalCoversOffice(principal, a.officeId)) {
           return toolError(`You are not a member of office ${a.officeId}.`);
         }
-        const query = new URLSearchParams({
-          office: a.officeId,
-          ...(a.instance ? { instance: a.instance } : {}),
-        });
-        return jsonResult({ connectUrl: `${base}/connect/${encodeURIComponent(a.integrationId)}?${query}` });
+        return jsonResult({ connectUrl: connectLink(base, a.integrationId, a.officeId, a.instance) });
       },
     ),
   );

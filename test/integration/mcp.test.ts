@@ -51,6 +51,8 @@ async function messageOf(res: Response): Promise<Json> {
   return JSON.parse(data ?? text) as Json;
 }
 
+const BOOTSTRAP = 'bootstrap-token-for-mcp-tests';
+
 const toolCall = (name: string, args: Json = {}) => ({
   jsonrpc: '2.0',
   id: 1,
@@ -111,6 +113,7 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
 
   beforeAll(async () => {
     s = await startListeningServer(target, {
+      COLONY_BOOTSTRAP_TOKEN: BOOTSTRAP,
       COLONY_API_RATE_LIMIT: '10000',
       COLONY_SIGNIN_RATE_LIMIT: '10000',
     });
@@ -243,6 +246,36 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     expect(still.memories.map((m: Json) => m.id)).toEqual(secret.ids);
     await ada.close();
     await bob.close();
+  });
+
+  it('lists connectable sources from the registry and links only to offices the caller is in', async () => {
+    const profile = (await (
+      await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${readWrite}` } })
+    ).json()) as Json;
+    const added = await fetch(`${s.baseUrl}/api/v1/offices/acme/members`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: profile.account.email, role: 'operator' }),
+    });
+    expect(added.status).toBeLessThan(300);
+    const client = await connect(s.baseUrl, readWrite);
+    const { sources } = await call(client, 'cortex_connectable_sources');
+    const ids = sources.map((x: Json) => x.integrationId);
+    expect(ids).toEqual(expect.arrayContaining(['notion', 'google-workspace']));
+    expect(ids).not.toContain('slack');
+    const link = await call(client, 'cortex_connect_link', { integrationId: 'notion', officeId: 'acme' });
+    expect(link.connectUrl).toBe(`${s.baseUrl}/connect/notion?office=acme`);
+    const elsewhere = (await client.callTool({
+      name: 'cortex_connect_link',
+      arguments: { integrationId: 'notion', officeId: 'globex' },
+    })) as Json;
+    expect(elsewhere.isError).toBe(true);
+    const notSource = (await client.callTool({
+      name: 'cortex_connect_link',
+      arguments: { integrationId: 'slack', officeId: 'acme' },
+    })) as Json;
+    expect(notSource.isError).toBe(true);
+    await client.close();
   });
 
   it('refuses a revoked token at once with 401 invalid_token', async () => {
