@@ -329,3 +329,47 @@ function stripeEnvWithout(name: string): Record<string, string> {
   delete env[name];
   return env;
 }
+
+describe('Stripe webhook when Stripe cannot be asked', () => {
+  let s: TestServer;
+  let ownDesk: StripeCheckoutDesk;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    ownDesk = await startStripeCheckoutDesk(mock.url);
+    s = await startTestServer(
+      { ...stripeEnv(), COLONY_STRIPE_API_URL: ownDesk.url },
+      { runJobs: false, logger: { level: 'info', stream: { write: (l: string) => lines.push(l) } } },
+    );
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('answers 503 so Stripe redelivers, writes nothing, and logs no secret', async () => {
+    const id = (await acp(s.app, 'POST', '/checkout_sessions', { line_items: [planLine()] })).json().id;
+    const browser = new InjectBrowser(s.app);
+    await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
+    await browser.get(`/checkout/${id}`);
+    expect((await browser.submit(`/checkout/${id}/pay`, {})).statusCode).toBe(303);
+    const [handoff] = await s.app.colony.storage.billingHandoffs.ofSession(id);
+    const reference = handoff?.reference ?? '';
+    ownDesk.pay(reference);
+    await ownDesk.close();
+
+    const payload = eventBody('checkout.session.completed', reference, 'evt_outage');
+    const header = signature(payload);
+    const res = await deliver(s, payload, header);
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect((await s.app.colony.storage.checkoutSessions.get(id))?.status).not.toBe('completed');
+    expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+    expect((await s.app.colony.storage.billingHandoffs.get(reference))?.status).toBe('open');
+
+    expect((await deliver(s, payload, signature(payload, { secret: 'whsec_another' }))).statusCode).toBe(400);
+    const logged = lines.join('');
+    expect(logged).toContain('evt_outage');
+    expect(logged).not.toContain(SECRET);
+    expect(logged).not.toContain(header.split('v1=')[1] ?? header);
+    expect(logged).not.toContain('sk_test_123');
+  });
+});
