@@ -257,6 +257,31 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
     await expectNothingWritten(p);
   });
 
+  it('records nothing for a second account whose payment arrives after another finished the checkout', async () => {
+    const first = await atStripe();
+    // A second owner opened the same continue_url and clicked pay too, before the first finished.
+    const browser = new InjectBrowser(s.app);
+    const email = `late-${Date.now()}@example.com`;
+    await browser.signUp({ name: 'Late', email, password: 'analytical engine' });
+    await browser.get(`/checkout/${first.id}`);
+    expect((await browser.submit(`/checkout/${first.id}/pay`, {})).statusCode).toBe(303);
+    const late = await s.app.colony.storage.identity.accounts.byEmail(email);
+    const lateHandoff = (await s.app.colony.storage.billingHandoffs.ofSession(first.id)).find(
+      (h) => h.accountId === late?.id,
+    );
+    if (!late || !lateHandoff) throw new Error('the second owner was not handed to Stripe');
+    const revision = (await sessionOf(first.id))?.revision;
+
+    desk.pay(first.reference);
+    desk.pay(lateHandoff.reference);
+    expect((await deliver(s, eventBody('checkout.session.completed', first.reference))).statusCode).toBe(200);
+    const res = await deliver(s, eventBody('checkout.session.completed', lateHandoff.reference));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true, outcome: 'finished_by_another' });
+    expect(await s.app.colony.storage.subscriptions.ofAccount(late.id)).toBeUndefined();
+    await expectCompletedOnce({ ...first, revision });
+  });
+
   it('answers 200 and does nothing for a Checkout Session Colony did not start', async () => {
     const res = await deliver(s, eventBody('checkout.session.completed', 'cs_test_not_ours'));
     expect(res.statusCode).toBe(200);
