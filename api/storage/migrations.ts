@@ -1,6 +1,7 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
 import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
+import { integrationMigrations } from './migrations-integrations.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
 export interface Migration {
@@ -87,6 +88,7 @@ export const migrations: readonly Migration[] = [
         );`,
     },
   },
+  ...integrationMigrations,
   ...commerceMigrations,
   ...identityMigrations,
 ];

@@ -2,10 +2,12 @@
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
-// BENCH_MEMORY_QUERIES size the identity benchmark's memory part.
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_INTEGRATIONS_OFFICES,
+// _AGENTS and _TOGGLES the integrations one.
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
+import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -22,6 +24,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       agentsPerOffice: env('BENCH_CONTROLLER_AGENTS', 10),
       cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
+    }),
+  integrations: () =>
+    benchIntegrations({
+      offices: env('BENCH_INTEGRATIONS_OFFICES', 100),
+      agentsPerOffice: env('BENCH_INTEGRATIONS_AGENTS', 10),
+      rounds: rounds,
+      toggles: env('BENCH_INTEGRATIONS_TOGGLES', 10),
     }),
   identity: () =>
     benchIdentity({
