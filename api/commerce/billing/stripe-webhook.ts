@@ -43,7 +43,13 @@ export async function stripeWebhook(app: FastifyInstance): Promise<void> {
   function verified(request: FastifyRequest, reply: FastifyReply, key: string): Stripe.Event | undefined {
     const signature = request.headers['stripe-signature'];
     if (typeof signature !== 'string' || signature === '' || !Buffer.isBuffer(request.body)) {
-      sendProblem(reply, request, base, 'invalid_signature', 'The Stripe-Signature header is missing.');
+      sendProblem(
+        reply,
+        request,
+        base,
+        'invalid_signature',
+        'The Stripe-Signature header or the body is missing.',
+      );
       return undefined;
     }
     try {
@@ -99,7 +105,8 @@ export async function stripeWebhook(app: FastifyInstance): Promise<void> {
       });
     } catch (err) {
       log.error({ err, reference }, 'Stripe webhook could not confirm a checkout; Stripe will redeliver');
-      return sendProblem(reply, request, base, 'service_unavailable', 'Stripe could not be asked; retry.');
+      const detail = 'The payment could not be confirmed now (Stripe or the database is unreachable); retry.';
+      return sendProblem(reply, request, base, 'service_unavailable', detail);
     }
     log.info(
       { reference, checkoutSession: handoff.checkoutSessionId, outcome: result.outcome },
