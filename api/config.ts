@@ -60,6 +60,10 @@ export const envSchema = z.object({
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key')
     .optional(),
   COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
+    .optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
   COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
@@ -128,6 +132,8 @@ export interface Config {
     stripeSecretKey: string | undefined;
     /** Another Stripe API address (stripe-mock in tests). */
     stripeApiUrl: string | undefined;
+    /** Signing secret of the Stripe webhook endpoint; unset, the endpoint answers 503. */
+    stripeWebhookSecret: string | undefined;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
   };
@@ -206,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       processor: e.COLONY_PAYMENT_PROCESSOR,
       stripeSecretKey: e.STRIPE_SECRET_KEY,
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
+      stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
     },
     embeddings: e.COLONY_EMBEDDINGS_URL
