@@ -1,6 +1,7 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import type { BackupServices } from './backups/backup-services.ts';
 import type { Config } from './config.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
@@ -29,6 +30,8 @@ export interface AppServices {
   kubeConfig: KubeConfig | undefined;
   /** Present when a cluster is configured; the office-manager API answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
+  /** Snapshots and restores of offices (api/backups). */
+  backups: BackupServices;
   apiLimiter: RateLimiter;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */

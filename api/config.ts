@@ -16,6 +16,7 @@ export const envSchema = z.object({
   COLONY_ENVIRONMENT: z.enum(['production', 'sandbox']).default('production'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
+  COLONY_BACKUPS_SWEEP_SECONDS: z.coerce.number().int().min(0).default(300),
   COLONY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   COLONY_MANAGER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   COLONY_CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
@@ -40,6 +41,7 @@ export const envSchema = z.object({
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -51,6 +53,8 @@ export interface Config {
   environment: 'production' | 'sandbox';
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   dataDir: string;
+  /** Backups (api/backups): how often the schedule sweep runs; 0 turns scheduled snapshots off. */
+  backups: { sweepSeconds: number };
   bootstrapToken: string | undefined;
   managerPort: number | undefined;
   controllerPort: number;
@@ -66,6 +70,8 @@ export interface Config {
     resyncSeconds: number;
     /** Concurrent reconciles per queue. */
     workers: number;
+    /** The database layer's PostgreSQL server (admin URL); the layer is off without it. */
+    officeDatabaseUrl: string | undefined;
   };
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
@@ -112,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: 'postgres', url: e.DATABASE_URL }
       : { kind: 'sqlite', file: `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/colony.db` },
     dataDir: e.COLONY_DATA_DIR,
+    backups: { sweepSeconds: e.COLONY_BACKUPS_SWEEP_SECONDS },
     bootstrapToken: e.COLONY_BOOTSTRAP_TOKEN,
     managerPort: e.COLONY_MANAGER_PORT,
     controllerPort: e.COLONY_CONTROLLER_PORT,
@@ -123,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
+      officeDatabaseUrl: e.COLONY_OFFICE_DATABASE_URL,
     },
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),

@@ -11,6 +11,8 @@ import {
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { BackupServices } from './backups/backup-services.ts';
+import { backupsPlugin } from './backups/routes.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
@@ -142,13 +144,19 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const k = config.kubernetes;
   const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
   const probes = buildProbes(config, storage, now(), kc);
-  const jobHandlers = buildJobHandlers({
-    storage,
-    skillsDir: config.skillsDir,
-    baseUrl: config.baseUrl,
-    probes,
+  const backups = new BackupServices({
+    snapshots: storage.snapshots,
+    jobs: storage.jobs,
+    dataDir: config.dataDir,
+    kubeConfig: kc,
+    officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
+    sweepMs: config.backups.sweepSeconds * 1000,
     now,
   });
+  const jobHandlers = {
+    ...buildJobHandlers({ storage, skillsDir: config.skillsDir, baseUrl: config.baseUrl, probes, now }),
+    ...backups.jobHandlers,
+  };
   const jobRunner = new JobRunner({
     jobs: storage.jobs,
     handlers: jobHandlers,
@@ -174,6 +182,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     registry,
     kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,
+    backups,
     apiLimiter: new RateLimiter({
       bucket: 'api',
       limit: config.rateLimit.apiPerWindow,
@@ -203,7 +212,9 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     done();
   });
   app.addHook('onReady', async () => {
-    if (opts.runJobs !== false) jobRunner.start();
+    if (opts.runJobs === false) return;
+    jobRunner.start();
+    await backups.startSweeps();
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -234,6 +245,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   registerHealthRoutes(app, () => closing);
   await registerIdentity(app);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
+  await app.register(backupsPlugin, { prefix: '/api/snapshots' });
   await app.register(discoveryPlugin);
   return app;
 }

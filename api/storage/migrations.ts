@@ -1,4 +1,5 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
+import { backupsMigrations } from './migrations-backups.ts';
 import { identityMigrations } from './migrations-identity.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
@@ -87,6 +88,7 @@ export const migrations: readonly Migration[] = [
     },
   },
   ...identityMigrations,
+  ...backupsMigrations,
 ];
 
 /** Applies pending migrations; on PostgreSQL an advisory lock keeps replicas from racing. */

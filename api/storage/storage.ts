@@ -5,6 +5,7 @@ import { migrate } from './migrations.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { SkillsRepo } from './skills-repo.ts';
+import { SnapshotsRepo } from './snapshots-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 
@@ -19,6 +20,8 @@ export interface Storage {
   readonly rateLimitCounters: RateLimitCountersRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
+  /** Backups: snapshot metadata, restores, schedules (api/backups). */
+  readonly snapshots: SnapshotsRepo;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -45,6 +48,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
     identity: new IdentityRepos(driver),
+    snapshots: new SnapshotsRepo(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');

@@ -1,0 +1,188 @@
+// Takes a snapshot part by part and restores one, as durable jobs: each part's outcome is saved as
+// soon as it is known, so a retried job resumes where the last attempt stopped.
+import type { JobRecord } from '../storage/jobs-repo.ts';
+import type { SnapshotRecord, SnapshotsRepo } from '../storage/snapshots-repo.ts';
+import type { BlobStore } from './blob-store.ts';
+import { captureOfficeDatabase, RestoreRefusedError, restoreOfficeDatabase } from './office-database.ts';
+import type { OfficeResources } from './office-resources.ts';
+import type { OfficeVolumes } from './office-volumes.ts';
+import type { RestoreReport, SnapshotParts } from './schemas.ts';
+import { outcomeOf } from './snapshot-model.ts';
+
+export interface RunnerDeps {
+  repo: SnapshotsRepo;
+  blobs: BlobStore;
+  resources: OfficeResources | undefined;
+  volumes: OfficeVolumes | undefined;
+  officeDatabaseUrl: string | undefined;
+  now: () => number;
+}
+
+type PartName = keyof SnapshotParts;
+const PART_NAMES: PartName[] = ['resources', 'database', 'volumes'];
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const isFinal = (job: JobRecord) => job.attempts >= job.maxAttempts;
+
+/** Why a cluster part cannot run, or undefined when it can. */
+function clusterGap(deps: RunnerDeps, namespace: string | undefined, officeId: string): string | undefined {
+  if (!deps.resources) return 'No Kubernetes cluster is configured.';
+  if (!namespace) return `No namespace is labelled colony.ai/office=${officeId}.`;
+  return undefined;
+}
+
+async function capturePart(
+  deps: RunnerDeps,
+  s: SnapshotRecord,
+  name: PartName,
+  parts: SnapshotParts,
+  namespace: string | undefined,
+): Promise<SnapshotParts[PartName]> {
+  const args = { blobs: deps.blobs, officeId: s.officeId, snapshotId: s.id, namespace: namespace ?? '' };
+  if (name === 'database') return captureOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl });
+  const gap = clusterGap(deps, namespace, s.officeId);
+  if (gap) return { ...parts[name], status: 'failed', detail: gap } as SnapshotParts[PartName];
+  if (name === 'resources') return (deps.resources as OfficeResources).capture(args);
+  const volumes = deps.volumes as OfficeVolumes;
+  // Already taken: only look again at VolumeSnapshots that were not ready.
+  return parts.volumes.items.some((i) => i.volumeSnapshot)
+    ? volumes.refresh(args.namespace, parts.volumes)
+    : volumes.capture(args);
+}
+
+/** Marks whatever is still pending as failed: the last attempt is over. */
+function giveUp(parts: SnapshotParts, name: PartName, reason: string): SnapshotParts {
+  if (name === 'volumes') {
+    const items = parts.volumes.items.map((i) =>
+      i.status === 'pending' ? { ...i, status: 'failed' as const, reason } : i,
+    );
+    return { ...parts, volumes: { status: 'failed', items, detail: reason } };
+  }
+  return { ...parts, [name]: { ...parts[name], status: 'failed', detail: reason } };
+}
+
+/** Runs every part still pending, saving each outcome; on the last attempt an error fails the part. */
+async function captureParts(
+  deps: RunnerDeps,
+  s: SnapshotRecord,
+  job: JobRecord,
+  namespace: string | undefined,
+): Promise<SnapshotParts> {
+  let parts = s.parts as SnapshotParts;
+  for (const name of PART_NAMES) {
+    if (parts[name].status !== 'pending') continue;
+    try {
+      parts = { ...parts, [name]: await capturePart(deps, s, name, parts, namespace) };
+    } catch (err) {
+      if (!isFinal(job)) throw err;
+      parts = giveUp(parts, name, message(err));
+    }
+    await deps.repo.update(s.id, { parts }, deps.now());
+  }
+  if (parts.volumes.status !== 'pending') return parts;
+  if (!isFinal(job)) throw new Error('VolumeSnapshots are not ready yet; looking again later');
+  return giveUp(parts, 'volumes', `Not ready after ${job.attempts} attempts.`);
+}
+
+const failureSummary = (entries: [string, { status: string; detail?: string | undefined } | undefined][]) => {
+  const failed = entries.filter(([, p]) => p?.status === 'failed');
+  return failed.length ? failed.map(([n, p]) => `${n}: ${p?.detail ?? 'failed'}`).join(' ') : null;
+};
+
+export async function runSnapshot(deps: RunnerDeps, snapshotId: string, job: JobRecord): Promise<unknown> {
+  const { repo, now } = deps;
+  const found = await repo.get(snapshotId);
+  if (!found || !['pending', 'running'].includes(found.status))
+    return { snapshotId, status: found?.status ?? 'missing' };
+  const started = { status: 'running' as const, startedAt: found.startedAt ?? now() };
+  const s = (await repo.update(snapshotId, started, now(), ['pending', 'running'])) ?? found;
+  const namespace = await deps.resources?.officeNamespace(s.officeId);
+  const parts = await captureParts(deps, s, job, namespace);
+  const status = outcomeOf(parts) === 'completed' ? 'completed' : 'failed';
+  await repo.update(
+    snapshotId,
+    {
+      parts,
+      status,
+      completedAt: now(),
+      sizeBytes: await deps.blobs.size(snapshotId),
+      error: failureSummary(Object.entries(parts)),
+    },
+    now(),
+  );
+  return { snapshotId, status };
+}
+
+/** The restore report a request starts with: one pending entry per requested part. */
+export function pendingReport(parts: readonly PartName[]): RestoreReport {
+  const report: RestoreReport = {};
+  if (parts.includes('resources')) report.resources = { status: 'pending', applied: [] };
+  if (parts.includes('database')) report.database = { status: 'pending', tables: 0, rows: 0 };
+  if (parts.includes('volumes')) report.volumes = { status: 'pending', items: [] };
+  return report;
+}
+
+async function restorePart(
+  deps: RunnerDeps,
+  s: SnapshotRecord,
+  name: PartName,
+  namespace: string | undefined,
+): Promise<NonNullable<RestoreReport[PartName]>> {
+  const captured = (s.parts as SnapshotParts)[name];
+  const nothing = {
+    status: 'skipped' as const,
+    detail: `The snapshot holds no ${name}: ${captured.detail ?? captured.status}.`,
+  };
+  if (captured.status !== 'completed') {
+    if (name === 'resources') return { ...nothing, applied: [] };
+    if (name === 'database') return { ...nothing, tables: 0, rows: 0 };
+    return { ...nothing, items: [] };
+  }
+  const args = { blobs: deps.blobs, snapshotId: s.id, officeId: s.officeId, namespace: namespace ?? '' };
+  if (name === 'database') return restoreOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl });
+  const gap = clusterGap(deps, namespace, s.officeId);
+  if (gap) throw new RestoreRefusedError(gap);
+  if (name === 'resources') return (deps.resources as OfficeResources).restore(args);
+  return (deps.volumes as OfficeVolumes).restore({ ...args, part: (s.parts as SnapshotParts).volumes });
+}
+
+const failedEntry = (name: PartName, detail: string) =>
+  name === 'resources'
+    ? { status: 'failed' as const, applied: [], detail }
+    : name === 'database'
+      ? { status: 'failed' as const, tables: 0, rows: 0, detail }
+      : { status: 'failed' as const, items: [], detail };
+
+async function restoreEntry(
+  deps: RunnerDeps,
+  s: SnapshotRecord | undefined,
+  name: PartName,
+  namespace: string | undefined,
+  job: JobRecord,
+): Promise<NonNullable<RestoreReport[PartName]>> {
+  try {
+    if (s?.status !== 'completed') throw new RestoreRefusedError('The snapshot was deleted.');
+    return await restorePart(deps, s, name, namespace);
+  } catch (err) {
+    if (!(err instanceof RestoreRefusedError) && !isFinal(job)) throw err;
+    return failedEntry(name, message(err));
+  }
+}
+
+export async function runRestore(deps: RunnerDeps, restoreId: string, job: JobRecord): Promise<unknown> {
+  const { repo, now } = deps;
+  const r = await repo.getRestore(restoreId);
+  if (!r || !['pending', 'running'].includes(r.status)) return { restoreId, status: r?.status ?? 'missing' };
+  await repo.updateRestore(restoreId, { status: 'running' }, now());
+  let report = r.report as RestoreReport;
+  const s = await repo.get(r.snapshotId);
+  const namespace = await deps.resources?.officeNamespace(r.officeId);
+  for (const name of PART_NAMES) {
+    if (report[name]?.status !== 'pending') continue;
+    report = { ...report, [name]: await restoreEntry(deps, s, name, namespace, job) };
+    await repo.updateRestore(restoreId, { report }, now());
+  }
+  const error = failureSummary(Object.entries(report));
+  const status = error ? 'failed' : 'completed';
+  await repo.updateRestore(restoreId, { status, completedAt: now(), error }, now());
+  return { restoreId, status };
+}
