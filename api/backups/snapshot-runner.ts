@@ -130,7 +130,7 @@ async function restorePart(
   const captured = (s.parts as SnapshotParts)[name];
   const nothing = {
     status: 'skipped' as const,
-    detail: `The snapshot holds no ${name}: ${captured.detail ?? captured.status}.`,
+    detail: `The snapshot holds no ${name}. ${captured.detail ?? `That part was ${captured.status}.`}`,
   };
   if (captured.status !== 'completed') {
     if (name === 'resources') return { ...nothing, applied: [] };
