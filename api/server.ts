@@ -151,6 +151,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     kubeConfig: kc,
     officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
     sweepMs: config.backups.sweepSeconds * 1000,
+    watchNamespace: k.watchNamespace,
     now,
   });
   const jobHandlers = {

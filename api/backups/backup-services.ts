@@ -21,6 +21,8 @@ export interface BackupOptions {
   officeDatabaseUrl: string | undefined;
   /** How often the schedule sweep runs; 0 turns it off. */
   sweepMs: number;
+  /** Namespaced mode (COLONY_WATCH_NAMESPACE): the sweep looks at this one office namespace only. */
+  watchNamespace?: string | undefined;
   now: () => number;
   blobs?: BlobStore;
 }
@@ -137,7 +139,7 @@ export class BackupServices {
     const { snapshots, now } = this.opts;
     const taken: string[] = [];
     const expired: string[] = [];
-    for (const { officeId } of (await this.resources?.offices()) ?? []) {
+    for (const { officeId } of await this.sweptOffices()) {
       const schedule = await snapshots.ensureSchedule({
         officeId,
         ...DEFAULT_SCHEDULE,
@@ -158,6 +160,12 @@ export class BackupServices {
     }
     for (const orphan of await snapshots.orphans(now() - ORPHAN_AFTER_MS)) await this.enqueueSnapshot(orphan);
     return { taken, expired };
+  }
+
+  private async sweptOffices(): Promise<{ officeId: string; namespace: string }[]> {
+    const all = (await this.resources?.offices()) ?? [];
+    const only = this.opts.watchNamespace;
+    return only ? all.filter((o) => o.namespace === only) : all;
   }
 
   /** Claims the due run (one replica wins) and takes the snapshot; the key makes it once per slot. */
