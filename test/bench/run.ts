@@ -1,7 +1,9 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark.
+// _CACHED and _TOGGLES size the controller benchmark; BENCH_BACKUPS_MB and _ROUNDS the backups one
+// (with BENCH_DATABASE_URL or TEST_DATABASE_URL).
+import { benchBackups } from './backups.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
@@ -19,6 +21,8 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
     }),
+  backups: () =>
+    benchBackups({ megabytes: env('BENCH_BACKUPS_MB', 50), rounds: env('BENCH_BACKUPS_ROUNDS', 5) }),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
