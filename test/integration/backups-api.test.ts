@@ -257,3 +257,32 @@ describe('reading, listing and deleting', () => {
     expect(restore.json().detail).toContain('was deleted');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists every backups operation with bearer security and its problem responses', async () => {
+    const doc = (await s.app.inject({ url: '/openapi.json' })).json();
+    const ops = Object.entries(
+      doc.paths as Record<
+        string,
+        Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>
+      >,
+    )
+      .filter(([path]) => path.startsWith('/api/snapshots'))
+      .flatMap(([, methods]) => Object.values(methods));
+    expect(ops.map((o) => o.operationId).sort()).toEqual([
+      'createSnapshot',
+      'deleteSnapshot',
+      'getSnapshot',
+      'getSnapshotRestore',
+      'getSnapshotSchedule',
+      'listSnapshots',
+      'putSnapshotSchedule',
+      'restoreSnapshot',
+    ]);
+    for (const op of ops) {
+      expect(op.security).toEqual([{ bearer: [] }]);
+      expect(op.responses).toHaveProperty('401');
+      expect(op.responses).toHaveProperty('403');
+    }
+  });
+});
