@@ -2,6 +2,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { BackupServices } from './backups/backup-services.ts';
+import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
@@ -33,6 +34,8 @@ export interface AppServices {
   /** Snapshots and restores of offices (api/backups). */
   backups: BackupServices;
   apiLimiter: RateLimiter;
+  /** Checkout domain, checkout rate limit and URLs shared by ACP, UCP and the billing page. */
+  commerce: CommerceServices;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */
   batchSecret: string;

@@ -29,6 +29,7 @@ export const envSchema = z.object({
   COLONY_TRUST_PROXY: z.string().optional(),
   COLONY_API_RATE_LIMIT: positiveInt.default(300),
   COLONY_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  COLONY_SIGNIN_RATE_LIMIT: positiveInt.default(10),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
@@ -41,6 +42,16 @@ export const envSchema = z.object({
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_CHECKOUT_RATE_LIMIT: positiveInt.default(60),
+  COLONY_IDEMPOTENCY_TTL_HOURS: positiveInt.min(24, 'must be at least 24 (hours)').default(24),
+  COLONY_CHECKOUT_SWEEP_SECONDS: positiveInt.default(60),
+  COLONY_PAYMENT_PROCESSOR: z.enum(['test', 'stripe']).default('test'),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key')
+    .optional(),
+  COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
   COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
 });
 
@@ -77,6 +88,8 @@ export interface Config {
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
     apiPerWindow: number;
+    /** Password attempts (sign-in and sign-up) per minute per client address and per email. */
+    signInPerMinute: number;
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
     redisUrl: string | undefined;
@@ -86,6 +99,18 @@ export interface Config {
   jobPollMs: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  commerce: {
+    /** Requests per window per client address, ACP and UCP together. */
+    checkoutPerWindow: number;
+    idempotencyTtlHours: number;
+    sweepSeconds: number;
+    processor: 'test' | 'stripe';
+    stripeSecretKey: string | undefined;
+    /** Another Stripe API address (stripe-mock in tests). */
+    stripeApiUrl: string | undefined;
+    /** Local runs and tests: UCP agent profiles over http and on private addresses. */
+    allowInsecureProfiles: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -109,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  DATABASE_URL: required when COLONY_RATE_LIMIT_STORE=postgres',
     );
   }
+  checkCommerce(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -136,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),
     rateLimit: {
       apiPerWindow: e.COLONY_API_RATE_LIMIT,
+      signInPerMinute: e.COLONY_SIGNIN_RATE_LIMIT,
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
       redisUrl: e.REDIS_URL,
@@ -145,7 +172,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: e.COLONY_JOB_POLL_MS,
     bodyLimitBytes: e.COLONY_BODY_LIMIT_BYTES,
     shutdownGraceMs: e.COLONY_SHUTDOWN_GRACE_MS,
+    commerce: {
+      checkoutPerWindow: e.COLONY_CHECKOUT_RATE_LIMIT,
+      idempotencyTtlHours: e.COLONY_IDEMPOTENCY_TTL_HOURS,
+      sweepSeconds: e.COLONY_CHECKOUT_SWEEP_SECONDS,
+      processor: e.COLONY_PAYMENT_PROCESSOR,
+      stripeSecretKey: e.STRIPE_SECRET_KEY,
+      stripeApiUrl: e.COLONY_STRIPE_API_URL,
+      allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
+    },
   };
+}
+
+// The Stripe processor needs a key, and a sandbox must never hold a live one (no billing side effects).
+function checkCommerce(e: Env): void {
+  if (e.COLONY_PAYMENT_PROCESSOR === 'stripe' && !e.STRIPE_SECRET_KEY) {
+    throw new ConfigError(
+      'invalid configuration:\n  STRIPE_SECRET_KEY: required when COLONY_PAYMENT_PROCESSOR=stripe',
+    );
+  }
+  if (e.COLONY_ENVIRONMENT === 'sandbox' && /^(sk|rk)_live_/.test(e.STRIPE_SECRET_KEY ?? '')) {
+    throw new ConfigError(
+      'invalid configuration:\n  STRIPE_SECRET_KEY: a sandbox runs Stripe in test mode only; use a test key (sk_test_…)',
+    );
+  }
 }
 
 // true, a hop count (trust that many proxies in front) or a comma list of addresses/CIDRs.

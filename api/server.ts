@@ -13,6 +13,8 @@ import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
+import { buildCommerce } from './commerce/commerce-services.ts';
+import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
@@ -28,6 +30,7 @@ import {
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
 import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -167,19 +170,22 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
   const store = counterStore(config, storage);
+  const identity = await createIdentityServices({ config, storage, counterStore: store, now });
   const verifiers: CredentialVerifier[] = [];
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
+  verifiers.push(...identity.verifiers);
 
+  const catalog = buildCatalog(prices);
   const services: AppServices = {
     config,
     storage,
     prices,
-    catalog: buildCatalog(prices),
+    catalog,
     probes,
     jobHandlers,
     jobRunner,
     verifiers,
-    identity: await createIdentityServices({ config, storage, counterStore: store, now }),
+    identity,
     registry,
     kubeConfig: kc,
     officeCluster: kc ? new OfficeCluster(kc) : undefined,
@@ -191,6 +197,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
+    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -248,5 +255,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(backupsPlugin, { prefix: '/api/snapshots' });
   await app.register(discoveryPlugin);
+  await app.register(mcpPlugin);
+  await app.register(commercePlugin);
   return app;
 }

@@ -20,18 +20,28 @@ case "${1:-}" in
     # Chart tooling (helm, ct, actionlint from the Go module proxy; yamllint, yamale from PyPI),
     # pinned and cached outside the checkout: the chart checks and the e2e tier use it.
     bash scripts/ensure-helm-tools.sh >/dev/null
+    # Stripe's API mock for the Stripe processor tests (Go module proxy) and Debian's chromium for the
+    # billing page's browser test.
+    export_last_line bash scripts/ensure-stripe-mock.sh
+    bash scripts/ensure-chromium.sh >/dev/null
     npm run lint
     npm test
     # The e2e tier: installs the chart into the cluster and runs the user stories against it.
     exec npm run test:e2e
     ;;
+  conformance)
+    # Validates what Colony emits for every ACP and UCP version against the official schemas in $2.
+    exec npm run conformance -- "${@:2}"
+    ;;
   bench)
+    # The checkout benchmark measures PostgreSQL too.
+    [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
     # The controller benchmark runs against the local control plane unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     exec npm run bench
     ;;
   *)
-    echo "usage: scripts/dev.sh start|test|bench" >&2
+    echo "usage: scripts/dev.sh start|test|bench|conformance <folder>" >&2
     exit 64
     ;;
 esac

@@ -3,10 +3,8 @@
 // the right credential learns nothing from validation errors.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppServices } from '../app-services.ts';
-import { authenticate } from '../shared/authenticate.ts';
-import { bearerChallenge } from '../shared/bearer.ts';
+import { authenticate, requireScope } from '../shared/authenticate.ts';
 import type { Principal } from '../shared/identity.ts';
-import { ProblemError } from '../shared/problem.ts';
 
 export type BackupScope = 'backups:read' | 'backups:write' | 'backups:admin';
 
@@ -27,18 +25,10 @@ const implied: Record<BackupScope, BackupScope[]> = {
   'backups:admin': ['backups:admin'],
 };
 
-/** 403 insufficient_scope naming the scope in the challenge (RFC 6750 section 3.1). */
+/** 403 insufficient_scope naming the scope (identity's requireScope), unless a broader scope covers it. */
 export function requireBackupScope(principal: Principal, scope: BackupScope, baseUrl: string): void {
   if (implied[scope].some((s) => principal.scopes.includes(s))) return;
-  throw new ProblemError('insufficient_scope', `This operation needs the scope ${scope}.`, {
-    headers: {
-      'www-authenticate': bearerChallenge(baseUrl, {
-        code: 'insufficient_scope',
-        description: `the token lacks the scope ${scope}`,
-        scope,
-      }),
-    },
-  });
+  requireScope(principal, scope, baseUrl);
 }
 
 export function backupsAuthHook(services: AppServices): onRequestAsyncHookHandler {

@@ -39,6 +39,7 @@ export function buildLlmsTxt(i: LlmsInput): string {
     `- [Commerce catalog](${b}/api/v1/commerce/catalog): item ids and prices both checkout protocols accept`,
     `- [Platform status](${b}/api/v1/status): health of each running service`,
     `- [Skills](${b}/api/v1/skills): published agent skills, paginated with nextCursor`,
+    `- [MCP server](${b}/.well-known/oauth-protected-resource/mcp): Streamable HTTP at ${b}/mcp; get_pricing, get_platform_status, search_docs and list_skills need no credential, the cortex_* memory tools an OAuth token with memory:read or memory:write`,
     '',
     '## Docs',
     ...i.docs.map((d) => `- [${d.title}](${b}/docs/${d.name}.md)`),

@@ -1,14 +1,17 @@
 // The identity services every surface reads as `app.colony.identity`, built once by buildServer().
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { MemoryService } from '../memory/memory-service.ts';
+import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import type { OfficeMembersRepo } from '../storage/office-members-repo.ts';
 import type { Storage } from '../storage/storage.ts';
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
-
-/** Password attempts (sign-in and sign-up) per client address, and per email, each minute. */
-export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+import { ApiKeyService } from './keys/api-key-service.ts';
+import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
+import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
+import { ConnectedApps } from './oauth/connected-apps.ts';
 
 export interface IdentityServices {
   accounts: AccountService;
@@ -17,6 +20,14 @@ export interface IdentityServices {
   /** Signs the session cookie; generated once and shared by every replica through the database. */
   cookieSecret: string;
   signInLimiter: RateLimiter;
+  /** The OAuth 2.1 / OpenID Connect authorization server (oidc-provider). */
+  authorizationServer: AuthorizationServer;
+  apiKeys: ApiKeyService;
+  connectedApps: ConnectedApps;
+  /** Verifiers for the credentials identity issues: OAuth access tokens and API keys. */
+  verifiers: CredentialVerifier[];
+  /** Each account's memory (cortex), served by the MCP memory tools. */
+  memory: MemoryService;
 }
 
 export interface IdentityDeps {
@@ -34,14 +45,37 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     () => randomBytes(32).toString('base64url'),
     now(),
   );
-  return {
-    accounts: new AccountService(repos.accounts, now),
-    officeMembers: repos.officeMembers,
-    cookiePolicy: cookiePolicy(config.baseUrl),
+  const accounts = new AccountService(repos.accounts, now);
+  const policy = cookiePolicy(config.baseUrl);
+  const authorizationServer = await createAuthorizationServer({
+    baseUrl: config.baseUrl,
+    environment: config.environment,
+    repos,
+    accounts,
+    cookiePolicy: policy,
     cookieSecret,
+    now,
+  });
+  const apiKeys = new ApiKeyService({
+    repo: repos.apiKeys,
+    members: repos.officeMembers,
+    accounts,
+    environment: config.environment,
+    now,
+  });
+  return {
+    accounts,
+    apiKeys,
+    officeMembers: repos.officeMembers,
+    cookiePolicy: policy,
+    cookieSecret,
+    authorizationServer,
+    connectedApps: new ConnectedApps(authorizationServer, repos.oauth, now),
+    memory: new MemoryService({ repo: repos.memories, dialect: storage.kind, now }),
+    verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
     signInLimiter: new RateLimiter({
       bucket: 'signin',
-      limit: SIGN_IN_ATTEMPTS_PER_MINUTE,
+      limit: config.rateLimit.signInPerMinute,
       windowMs: 60_000,
       store: counterStore,
       now,

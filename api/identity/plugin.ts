@@ -2,6 +2,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { renewSessionCookie } from './accounts/current-account.ts';
+import { oauthPlugin } from './oauth/plugin.ts';
 import { identityPages } from './pages/routes.ts';
 
 /**
@@ -10,9 +11,11 @@ import { identityPages } from './pages/routes.ts';
  */
 export async function registerIdentity(app: FastifyInstance): Promise<void> {
   await app.register(fastifyCookie, { secret: app.colony.identity.cookieSecret });
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback style on purpose: an async hook would cost every request (signed in or not) a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     renewSessionCookie(request, reply);
-    return payload;
+    done(null, payload);
   });
   await app.register(identityPages);
+  await app.register(oauthPlugin);
 }

@@ -8,7 +8,7 @@ import { renderIntegrationSecret } from '../../controller/render/integration-sec
 import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
 import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';
-import { authenticate, requireOffice } from '../shared/authenticate.ts';
+import { authenticate, requireOffice, requireScope } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import {
@@ -37,9 +37,14 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');
     return c;
   };
-  /** Authenticates, checks the credential is bound to the office, and finds the office namespace. */
-  const office = async (request: FastifyRequest, officeId: string): Promise<string> => {
+  /** Authenticates, checks the scope and that the credential is bound to the office, finds its namespace. */
+  const office = async (
+    request: FastifyRequest,
+    officeId: string,
+    scope: 'offices:read' | 'offices:write' = 'offices:write',
+  ): Promise<string> => {
     const principal = await authenticate(request, config.baseUrl, verifiers);
+    requireScope(principal, scope, config.baseUrl);
     requireOffice(principal, officeId);
     const ns = await cluster().officeNamespace(officeId);
     if (!ns)
@@ -180,7 +185,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { officeID } = request.params;
-      const namespace = await office(request, officeID);
+      const namespace = await office(request, officeID, 'offices:read');
       const c = cluster();
       const [integrations, bindings] = await Promise.all([
         c.listIntegrations(namespace),

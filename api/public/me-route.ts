@@ -7,7 +7,20 @@ import { meSchema } from './schemas.ts';
 
 export function registerMeRoute(fastify: FastifyInstance): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers } = fastify.colony;
+  const { config, verifiers, identity } = fastify.colony;
+
+  const accountOf = async (accountId: string | undefined) => {
+    const account = accountId ? await identity.accounts.get(accountId) : undefined;
+    if (!account) return null;
+    const memberships = await identity.officeMembers.ofAccount(account.id);
+    return {
+      id: account.id,
+      email: account.email,
+      name: account.name,
+      createdAt: new Date(account.createdAt).toISOString(),
+      memberships: memberships.map((m) => ({ officeId: m.officeId, role: m.role })),
+    };
+  };
 
   app.get(
     '/me',
@@ -30,6 +43,10 @@ export function registerMeRoute(fastify: FastifyInstance): void {
         scopes: principal.scopes,
         offices: principal.offices,
         credential: principal.credential,
+        ...(principal.credentialId ? { credentialId: principal.credentialId } : {}),
+        ...(principal.clientId ? { clientId: principal.clientId } : {}),
+        ...(principal.resource ? { resource: principal.resource } : {}),
+        account: await accountOf(principal.accountId),
       };
     },
   );

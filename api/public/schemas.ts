@@ -235,6 +235,19 @@ export const meSchema = z
     scopes: z.array(z.string()),
     offices: z.union([z.array(z.string()), z.literal('*')]),
     credential: z.enum(['bootstrap_token', 'api_key', 'oauth_access_token']),
+    credentialId: z.string().optional().describe('The API key id, for naming or revoking it'),
+    clientId: z.string().optional().describe('The OAuth client the access token was issued to'),
+    resource: z.string().optional().describe('The resource (audience) the access token is for'),
+    account: z
+      .object({
+        id: z.string(),
+        email: z.string(),
+        name: z.string(),
+        createdAt: z.iso.datetime(),
+        memberships: z.array(z.object({ officeId: z.string(), role: z.enum(['owner', 'operator']) })),
+      })
+      .nullable()
+      .describe('The account behind the credential; null for the bootstrap token'),
   })
   .meta({ id: 'Account' });
 

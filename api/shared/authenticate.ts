@@ -4,34 +4,58 @@ import { bearerChallenge, hasQueryToken, readBearer } from './bearer.ts';
 import { type CredentialVerifier, type Principal, principalCoversOffice, verifyToken } from './identity.ts';
 import { ProblemError } from './problem.ts';
 
-function refuse(baseUrl: string, detail: string, error?: Parameters<typeof bearerChallenge>[1]): never {
+type ChallengeError = Parameters<typeof bearerChallenge>[1];
+
+function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadataUrl?: string): never {
   throw new ProblemError('unauthorized', detail, {
-    headers: { 'www-authenticate': bearerChallenge(baseUrl, error) },
+    headers: { 'www-authenticate': bearerChallenge(baseUrl, error, metadataUrl) },
   });
+}
+
+/**
+ * The principal of the request's bearer token, or null when it sends none; a token in the query
+ * string, a malformed header or an unknown token is refused with 401 whatever the operation.
+ */
+export async function optionalPrincipal(
+  request: FastifyRequest,
+  baseUrl: string,
+  verifiers: readonly CredentialVerifier[],
+  metadataUrl?: string,
+): Promise<Principal | null> {
+  const bearer = readBearer(request.headers.authorization);
+  if (bearer.kind === 'none' && hasQueryToken(request.query)) {
+    const description = 'send the token as Authorization: Bearer <token>';
+    refuse(
+      baseUrl,
+      'Tokens are accepted only in the Authorization header, never in the query string.',
+      { code: 'invalid_request', description },
+      metadataUrl,
+    );
+  }
+  if (bearer.kind === 'none') return null;
+  if (bearer.kind === 'malformed')
+    refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
+  const principal = await verifyToken(verifiers, bearer.token);
+  if (!principal) {
+    const description = 'the token is invalid, expired or revoked';
+    refuse(
+      baseUrl,
+      'The bearer token is invalid, expired or revoked.',
+      { code: 'invalid_token', description },
+      metadataUrl,
+    );
+  }
+  return principal;
 }
 
 export async function authenticate(
   request: FastifyRequest,
   baseUrl: string,
   verifiers: readonly CredentialVerifier[],
+  metadataUrl?: string,
 ): Promise<Principal> {
-  const bearer = readBearer(request.headers.authorization);
-  if (bearer.kind === 'none' && hasQueryToken(request.query)) {
-    refuse(baseUrl, 'Tokens are accepted only in the Authorization header, never in the query string.', {
-      code: 'invalid_request',
-      description: 'send the token as Authorization: Bearer <token>',
-    });
-  }
-  if (bearer.kind === 'none') refuse(baseUrl, 'A bearer token is required.');
-  if (bearer.kind === 'malformed')
-    refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason });
-  const principal = bearer.kind === 'token' ? await verifyToken(verifiers, bearer.token) : null;
-  if (!principal) {
-    refuse(baseUrl, 'The bearer token is invalid, expired or revoked.', {
-      code: 'invalid_token',
-      description: 'the token is invalid, expired or revoked',
-    });
-  }
+  const principal = await optionalPrincipal(request, baseUrl, verifiers, metadataUrl);
+  if (!principal) refuse(baseUrl, 'A bearer token is required.', undefined, metadataUrl);
   return principal;
 }
 
@@ -39,4 +63,26 @@ export async function authenticate(
 export function requireOffice(principal: Principal, officeId: string): void {
   if (principalCoversOffice(principal, officeId)) return;
   throw new ProblemError('forbidden', `This credential is not bound to office ${officeId}.`);
+}
+
+/**
+ * A valid token without the scope an operation needs gets 403 insufficient_scope, naming the scope
+ * in the challenge so a client can ask for it (RFC 6750 section 3.1).
+ */
+export function requireScope(
+  principal: Principal,
+  scope: string,
+  baseUrl: string,
+  metadataUrl?: string,
+): void {
+  if (principal.scopes.includes(scope)) return;
+  throw new ProblemError('insufficient_scope', `This operation needs the scope ${scope}.`, {
+    headers: {
+      'www-authenticate': bearerChallenge(
+        baseUrl,
+        { code: 'insufficient_scope', description: `the token lacks the scope ${scope}`, scope },
+        metadataUrl,
+      ),
+    },
+  });
 }

@@ -25,6 +25,7 @@ export function protectedResourceMetadataUrl(baseUrl: string): string {
   return `${baseUrl}/.well-known/oauth-protected-resource`;
 }
 
+/** `metadataUrl` names another resource's RFC 9728 document (the MCP endpoint's path form). */
 export function bearerChallenge(
   baseUrl: string,
   error?: {
@@ -32,8 +33,9 @@ export function bearerChallenge(
     description: string;
     scope?: string;
   },
+  metadataUrl = protectedResourceMetadataUrl(baseUrl),
 ): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(baseUrl)}"`];
+  const parts = [`resource_metadata="${metadataUrl}"`];
   if (error) {
     parts.push(`error="${error.code}"`, `error_description="${error.description.replaceAll('"', "'")}"`);
     if (error.scope) parts.push(`scope="${error.scope}"`);

@@ -13,6 +13,12 @@ export interface Principal {
   /** Offices this principal may act on; `*` means every office. */
   offices: string[] | '*';
   credential: 'bootstrap_token' | 'api_key' | 'oauth_access_token';
+  /** An OAuth access token's audience (RFC 8707 resource); absent when the token names none. */
+  resource?: string;
+  /** The OAuth client an access token was issued to. */
+  clientId?: string;
+  /** The credential's own id (an API key id), so it can be named and revoked. */
+  credentialId?: string;
 }
 
 export interface CredentialVerifier {
@@ -21,16 +27,22 @@ export interface CredentialVerifier {
   verify(token: string): Promise<Principal | null>;
 }
 
+/** Every scope a Colony credential can carry; `scopes_supported` adds `offline_access` to these. */
 export const allScopes = [
   'backups:read',
   'backups:write',
   'backups:admin',
   'memory:read',
   'memory:write',
+  'offices:read',
+  'offices:write',
+  'keys:write',
   'openid',
   'profile',
   'email',
 ] as const;
+
+export type Scope = (typeof allScopes)[number];
 
 /** COLONY_BOOTSTRAP_TOKEN: an operator credential with access to every office, for first setup. */
 export function bootstrapTokenVerifier(secret: string): CredentialVerifier {

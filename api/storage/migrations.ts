@@ -1,5 +1,6 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
 import { backupsMigrations } from './migrations-backups.ts';
+import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
@@ -87,6 +88,7 @@ export const migrations: readonly Migration[] = [
         );`,
     },
   },
+  ...commerceMigrations,
   ...identityMigrations,
   ...backupsMigrations,
 ];

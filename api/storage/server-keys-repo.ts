@@ -13,14 +13,21 @@ export class ServerKeysRepo {
    * start together each propose a key; one statement picks the winner and all of them read it.
    */
   async getOrCreate(name: string, candidate: () => string, now: number): Promise<string> {
+    const stored = await this.get(name);
+    if (stored !== undefined) return stored;
     await this.db.query(
       'INSERT INTO server_keys (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
       [name, candidate(), now],
     );
+    const value = await this.get(name);
+    if (value === undefined) throw new Error(`server key ${name} vanished after it was stored`);
+    return value;
+  }
+
+  private async get(name: string): Promise<string | undefined> {
     const [row] = await this.db.query<{ value: string }>('SELECT value FROM server_keys WHERE name = $1', [
       name,
     ]);
-    if (!row) throw new Error(`server key ${name} vanished after it was stored`);
-    return row.value;
+    return row?.value;
   }
 }

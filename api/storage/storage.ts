@@ -1,4 +1,7 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+import { BillingHandoffsRepo } from './billing-handoffs-repo.ts';
+import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
+import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
@@ -8,6 +11,7 @@ import { SkillsRepo } from './skills-repo.ts';
 import { SnapshotsRepo } from './snapshots-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
+import { SubscriptionsRepo } from './subscriptions-repo.ts';
 
 export type StorageTarget =
   | { kind: 'sqlite'; file: string }
@@ -18,6 +22,10 @@ export interface Storage {
   readonly skills: SkillsRepo;
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
+  readonly checkoutSessions: CheckoutSessionsRepo;
+  readonly checkoutIdempotency: CheckoutIdempotencyRepo;
+  readonly subscriptions: SubscriptionsRepo;
+  readonly billingHandoffs: BillingHandoffsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -47,6 +55,10 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     skills: new SkillsRepo(driver),
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
+    checkoutSessions: new CheckoutSessionsRepo(driver),
+    checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
+    subscriptions: new SubscriptionsRepo(driver),
+    billingHandoffs: new BillingHandoffsRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
     async ping() {

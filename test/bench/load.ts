@@ -12,9 +12,23 @@ export interface LoadFigures {
 
 export async function load(
   url: string,
-  opts: { connections: number; seconds: number },
+  opts: {
+    connections: number;
+    seconds: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<LoadFigures> {
-  const r = await autocannon({ url, connections: opts.connections, duration: opts.seconds, pipelining: 1 });
+  const r = await autocannon({
+    url,
+    connections: opts.connections,
+    duration: opts.seconds,
+    pipelining: 1,
+    ...(opts.method ? { method: opts.method } : {}),
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+  });
   return {
     rps: r.requests.average,
     p50: r.latency.p50,

@@ -1,10 +1,13 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark; BENCH_BACKUPS_MB and _ROUNDS the backups one
-// (with BENCH_DATABASE_URL or TEST_DATABASE_URL).
+// _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_BACKUPS_MB and _ROUNDS the
+// backups one (with BENCH_DATABASE_URL or TEST_DATABASE_URL).
 import { benchBackups } from './backups.bench.ts';
+import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
+import { benchIdentity } from './identity.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -14,6 +17,7 @@ const rounds = env('BENCH_ROUNDS', 6);
 
 const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
   controller: () =>
     benchController({
       offices: env('BENCH_CONTROLLER_OFFICES', 100),
@@ -23,6 +27,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
     }),
   backups: () =>
     benchBackups({ megabytes: env('BENCH_BACKUPS_MB', 50), rounds: env('BENCH_BACKUPS_ROUNDS', 5) }),
+  identity: () =>
+    benchIdentity({
+      seconds,
+      connections,
+      memorySizes: (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number),
+      queries: env('BENCH_MEMORY_QUERIES', 300),
+    }),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

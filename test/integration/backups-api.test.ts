@@ -6,7 +6,7 @@ import {
   BOOTSTRAP,
   bearer,
   createOffice,
-  grantTokens,
+  issueKeys,
   settled,
   startBackupsServer,
   type TestOffice,
@@ -14,17 +14,20 @@ import {
 import type { TestServer } from '../support/server.ts';
 
 let s: TestServer;
+let keys: Record<string, string> = {};
+/** The real API key issued for a grant name. */
+const tok = (name: string) => keys[name] ?? name;
 let a: TestOffice;
 let b: TestOffice;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([createOffice('bka'), createOffice('bkb')]);
   s = await startBackupsServer();
-  grantTokens(s, {
+  keys = await issueKeys(s, {
     'reader-a': { scopes: ['backups:read'], offices: [a.id] },
     'writer-a': { scopes: ['backups:write'], offices: [a.id] },
     'admin-b': { scopes: ['backups:admin'], offices: [b.id] },
-    'memory-only': { scopes: ['memory:read'], offices: '*' },
+    'memory-only': { scopes: ['memory:read'], offices: null },
   });
 });
 afterAll(async () => {
@@ -36,7 +39,7 @@ const create = (office: string, token = BOOTSTRAP, headers: Record<string, strin
   s.app.inject({
     method: 'POST',
     url: '/api/snapshots',
-    headers: { ...bearer(token), ...headers },
+    headers: { ...bearer(tok(token)), ...headers },
     payload: (body ?? { office }) as object,
   });
 
@@ -60,7 +63,7 @@ describe('authentication and scopes', () => {
   });
 
   it('refuses an unknown token with invalid_token', async () => {
-    const res = await s.app.inject({ url: '/api/snapshots', headers: bearer('not-a-token') });
+    const res = await s.app.inject({ url: '/api/snapshots', headers: bearer(tok('not-a-token')) });
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
   });
@@ -74,7 +77,7 @@ describe('authentication and scopes', () => {
     const res = await s.app.inject({
       method: method as 'GET',
       url,
-      headers: bearer(token),
+      headers: bearer(tok(token)),
       ...(method === 'POST' ? { payload: { office: a.id } } : {}),
     });
     expect(res.statusCode).toBe(403);
@@ -89,7 +92,7 @@ describe('authentication and scopes', () => {
 
 describe('POST /api/snapshots', () => {
   it('answers 202 with a Location and the pending snapshot, then completes it as a job', async () => {
-    const res = await create(a.id, 'writer-a', {}, { office: a.id, description: 'before the upgrade' });
+    const res = await create(a.id, tok('writer-a'), {}, { office: a.id, description: 'before the upgrade' });
     expect(res.statusCode).toBe(202);
     const body = res.json();
     expect(body.id).toMatch(/^snap_[a-f0-9]{24}$/);
@@ -97,7 +100,7 @@ describe('POST /api/snapshots', () => {
     expect(res.headers['retry-after']).toBe('2');
     expect(body).toMatchObject({ office: a.id, trigger: 'manual', description: 'before the upgrade' });
     expect(['pending', 'running']).toContain(body.status);
-    const done = await settled(s, `/api/snapshots/${body.id}`, 'reader-a');
+    const done = await settled(s, `/api/snapshots/${body.id}`, tok('reader-a'));
     expect(done.status).toBe('completed');
     expect(done.completedAt).not.toBeNull();
     expect(done.parts.resources).toMatchObject({ status: 'completed', integrations: 0, secrets: 0 });
@@ -116,7 +119,7 @@ describe('POST /api/snapshots', () => {
     expect(clash.statusCode).toBe(422);
     expect(clash.json().code).toBe('idempotency_conflict');
     // Another credential's identical key is its own: no replay of someone else's snapshot.
-    const other = await create(a.id, 'writer-a', key);
+    const other = await create(a.id, tok('writer-a'), key);
     expect(other.headers['idempotency-replayed']).toBeUndefined();
     expect(other.json().id).not.toBe(results[0]?.json().id);
     await settled(s, `/api/snapshots/${other.json().id}`);
@@ -142,7 +145,7 @@ describe('POST /api/snapshots', () => {
 
   it('answers 404 for an office with no namespace and 403 for an office the token is not bound to', async () => {
     expect((await create('no-such-office')).statusCode).toBe(404);
-    const other = await create(b.id, 'writer-a');
+    const other = await create(b.id, tok('writer-a'));
     expect(other.statusCode).toBe(403);
     expect(other.json()).toMatchObject({ code: 'forbidden' });
   });
@@ -160,26 +163,26 @@ describe('reading, listing and deleting', () => {
 
   it('answers 403 for another office’s snapshot and 404 for an unknown id, 400 for a malformed one', async () => {
     expect(
-      (await s.app.inject({ url: `/api/snapshots/${snapB}`, headers: bearer('reader-a') })).statusCode,
+      (await s.app.inject({ url: `/api/snapshots/${snapB}`, headers: bearer(tok('reader-a')) })).statusCode,
     ).toBe(403);
     const unknown = await s.app.inject({
       url: `/api/snapshots/${newSnapshotId()}`,
-      headers: bearer('reader-a'),
+      headers: bearer(tok('reader-a')),
     });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().code).toBe('not_found');
-    const malformed = await s.app.inject({ url: '/api/snapshots/nope', headers: bearer('reader-a') });
+    const malformed = await s.app.inject({ url: '/api/snapshots/nope', headers: bearer(tok('reader-a')) });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().errors[0].location).toBe('params.id');
   });
 
   it('lists only the offices a token is bound to, and refuses a filter on another office', async () => {
-    const mine = (await s.app.inject({ url: '/api/snapshots', headers: bearer('reader-a') })).json();
+    const mine = (await s.app.inject({ url: '/api/snapshots', headers: bearer(tok('reader-a')) })).json();
     expect(mine.data.length).toBeGreaterThan(0);
     expect(mine.data.every((x: { office: string }) => x.office === a.id)).toBe(true);
     const filtered = await s.app.inject({
       url: `/api/snapshots?office=${b.id}`,
-      headers: bearer('reader-a'),
+      headers: bearer(tok('reader-a')),
     });
     expect(filtered.statusCode).toBe(403);
   });
@@ -219,7 +222,7 @@ describe('reading, listing and deleting', () => {
     const res = await s.app.inject({
       method: 'DELETE',
       url: `/api/snapshots/${snapshot.id}`,
-      headers: bearer('admin-b'),
+      headers: bearer(tok('admin-b')),
     });
     expect(res.statusCode).toBe(409);
     expect(res.json().code).toBe('conflict');
@@ -227,31 +230,38 @@ describe('reading, listing and deleting', () => {
 
   it('deletes a snapshot (204, idempotent), keeps a tombstone, and refuses to restore it (409)', async () => {
     expect(
-      (await s.app.inject({ method: 'DELETE', url: `/api/snapshots/${snapB}`, headers: bearer('writer-a') }))
-        .statusCode,
+      (
+        await s.app.inject({
+          method: 'DELETE',
+          url: `/api/snapshots/${snapB}`,
+          headers: bearer(tok('writer-a')),
+        })
+      ).statusCode,
     ).toBe(403);
     const del = await s.app.inject({
       method: 'DELETE',
       url: `/api/snapshots/${snapB}`,
-      headers: bearer('admin-b'),
+      headers: bearer(tok('admin-b')),
     });
     expect(del.statusCode).toBe(204);
     const again = await s.app.inject({
       method: 'DELETE',
       url: `/api/snapshots/${snapB}`,
-      headers: bearer('admin-b'),
+      headers: bearer(tok('admin-b')),
     });
     expect(again.statusCode).toBe(204);
-    const shown = (await s.app.inject({ url: `/api/snapshots/${snapB}`, headers: bearer('admin-b') })).json();
+    const shown = (
+      await s.app.inject({ url: `/api/snapshots/${snapB}`, headers: bearer(tok('admin-b')) })
+    ).json();
     expect(shown).toMatchObject({ status: 'deleted', deletedAt: expect.any(String) });
     const listed = (
-      await s.app.inject({ url: `/api/snapshots?office=${b.id}`, headers: bearer('admin-b') })
+      await s.app.inject({ url: `/api/snapshots?office=${b.id}`, headers: bearer(tok('admin-b')) })
     ).json();
     expect(listed.data.map((x: { id: string }) => x.id)).not.toContain(snapB);
     const restore = await s.app.inject({
       method: 'POST',
       url: `/api/snapshots/${snapB}/restore`,
-      headers: bearer('admin-b'),
+      headers: bearer(tok('admin-b')),
     });
     expect(restore.statusCode).toBe(409);
     expect(restore.json().detail).toContain('was deleted');

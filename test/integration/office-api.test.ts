@@ -3,6 +3,7 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { InjectBrowser } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -190,5 +191,61 @@ describe('GET and DELETE /api/v1/offices/{officeID}/integrations', () => {
       headers: auth,
     });
     expect(needsInstance.statusCode).toBe(400);
+  });
+});
+
+describe('per-office operator credentials', () => {
+  /** An account that is a member of `memberOf`, and an API key of it bound to `boundTo`. */
+  async function operatorKey(
+    memberOf: string[],
+    boundTo: string[] | 'all',
+    scopes = ['offices:read', 'offices:write'],
+  ) {
+    const b = new InjectBrowser(s.app);
+    const email = `operator-${memberOf.join('-')}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+    await b.signUp({ name: 'Operator', email, password: 'a long enough passphrase' });
+    for (const o of memberOf) {
+      const put = await s.app.inject({
+        method: 'PUT',
+        url: `/api/v1/offices/${o}/members`,
+        headers: auth,
+        payload: { email },
+      });
+      expect(put.statusCode).toBe(201);
+    }
+    await b.get('/account');
+    const binding: Record<string, string | string[]> =
+      boundTo === 'all' ? { binding: 'all' } : { binding: 'selected', office: boundTo };
+    const res = await b.submit('/account/keys', { name: 'operator', scope: scopes, ...binding });
+    const key = /id="api-key">([^<]+)</.exec(res.body)?.[1];
+    if (!key) throw new Error(`no key created: ${res.statusCode}`);
+    return { authorization: `Bearer ${key}` };
+  }
+
+  it('saves credentials with a key bound to the office', async () => {
+    const headers = await operatorKey([office], [office]);
+    const res = await saveSecret('openai', { data: { OPENAI_API_KEY: 'sk-from-operator' } }, headers);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().savedKeys).toEqual(['OPENAI_API_KEY']);
+  });
+
+  it('answers 403 to a key bound to another office, before touching the cluster', async () => {
+    const headers = await operatorKey(['elsewhere'], ['elsewhere']);
+    const res = await saveSecret('openai', { data: { OPENAI_API_KEY: 'sk-nope' } }, headers);
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect(res.json().code).toBe('forbidden');
+    const list = await s.app.inject({ url: `/api/v1/offices/${office}/integrations`, headers });
+    expect(list.statusCode).toBe(403);
+  });
+
+  it('answers 403 insufficient_scope to a read-only key that tries to write', async () => {
+    const headers = await operatorKey([office], 'all', ['offices:read']);
+    expect((await s.app.inject({ url: `/api/v1/offices/${office}/integrations`, headers })).statusCode).toBe(
+      200,
+    );
+    const res = await saveSecret('openai', { data: { OPENAI_API_KEY: 'sk-nope' } }, headers);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('insufficient_scope');
   });
 });

@@ -1,7 +1,8 @@
 // Test offices for the backups suites: namespaces labelled as offices on the real control plane,
 // a server with the bootstrap token, and credentials narrowed to given scopes and offices.
+
+import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { Principal } from '../../api/shared/identity.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from './kube.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
@@ -27,29 +28,34 @@ export async function createOffice(prefix = 'bk'): Promise<TestOffice> {
 }
 
 /**
- * Tokens narrowed to scopes and offices. They go through the server's own verifier seam, as
- * API keys do; the identity part issues real ones.
+ * Real API keys (identity's `col_` keys) narrowed to scopes and offices: one account per grant,
+ * made a member of each office, then a key bound to them. Answers the tokens by grant name.
  */
-export function grantTokens(
+export async function issueKeys(
   s: TestServer,
-  grants: Record<string, { scopes: string[]; offices: string[] | '*' }>,
-): void {
-  s.app.colony.verifiers.push({
-    name: 'backups-test-grants',
-    async verify(token) {
-      const g = grants[token];
-      if (!g) return null;
-      const p: Principal = {
-        type: 'service_auth',
-        subject: `operator:${token}`,
-        name: token,
-        scopes: g.scopes,
-        offices: g.offices,
-        credential: 'api_key',
-      };
-      return p;
-    },
-  });
+  grants: Record<string, { scopes: string[]; offices: string[] | null }>,
+): Promise<Record<string, string>> {
+  const { accounts, apiKeys, officeMembers } = s.app.colony.identity;
+  const tokens: Record<string, string> = {};
+  for (const [name, g] of Object.entries(grants)) {
+    const signedUp = await accounts.signUp({
+      email: `${name}-${randomBytes(3).toString('hex')}@backups.test`,
+      name,
+      password: `pw-${randomBytes(12).toString('hex')}`,
+    });
+    if (!signedUp.ok) throw new Error(`could not sign up ${name}`);
+    for (const office of g.offices ?? [])
+      await officeMembers.upsert(office, signedUp.account.id, 'owner', Date.now());
+    const made = await apiKeys.create(signedUp.account.id, {
+      name,
+      scopes: g.scopes,
+      offices: g.offices,
+      expiresInDays: null,
+    });
+    if (!made.ok) throw new Error(made.detail);
+    tokens[name] = made.token;
+  }
+  return tokens;
 }
 
 export async function startBackupsServer(env: Record<string, string> = {}, opts = {}): Promise<TestServer> {

@@ -36,12 +36,17 @@ export class InjectBrowser {
   }
 
   /** Posts a form the way a browser does, with the CSRF token of the last page the jar saw. */
-  async submit(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  async submit(url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+    const form = new URLSearchParams({ _csrf: this.cookies.get('colony_csrf') ?? '' });
+    for (const [k, v] of Object.entries(fields)) {
+      if (k === '_csrf') form.set(k, String(v));
+      else for (const one of [v].flat()) form.append(k, one);
+    }
     return this.request({
       method: 'POST',
       url,
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      payload: new URLSearchParams({ _csrf: this.cookies.get('colony_csrf') ?? '', ...fields }).toString(),
+      payload: form.toString(),
     });
   }
 

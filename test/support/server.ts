@@ -72,3 +72,36 @@ export async function startTestServerOn(
     },
   };
 }
+
+/** A free TCP port on loopback (the base URL must be known before the server is built). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface ListeningServer extends TestServer {
+  baseUrl: string;
+}
+
+/**
+ * The real server on a real port, for clients that speak HTTP themselves (openid-client, the MCP
+ * SDK, a browser), on a fresh database of the given kind.
+ */
+export async function startListeningServer(
+  target: DisposableTarget,
+  env: Record<string, string> = {},
+  opts: BuildOptions = {},
+): Promise<ListeningServer> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await startTestServerOn(target, { COLONY_BASE_URL: baseUrl, ...env }, opts);
+  await server.app.listen({ port, host: '127.0.0.1' });
+  return { ...server, baseUrl };
+}

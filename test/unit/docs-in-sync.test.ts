@@ -1,8 +1,10 @@
 // Documentation tables that must match the code: the problem catalogue and the configuration variables.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { acpErrorCatalogue } from '../../api/acp/errors.ts';
 import { envSchema } from '../../api/config.ts';
 import { problemCatalogue } from '../../api/shared/problem.ts';
+import { ucpErrorCatalogue } from '../../api/ucp/errors.ts';
 
 const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
 
@@ -23,6 +25,41 @@ describe('docs/errors.md', () => {
       description: p.description,
     }));
     expect(rows).toEqual(expected);
+  });
+});
+
+// Commerce tables put the status third, so the problem+json row pattern above never matches them.
+function commerceRows(markdown: string, section: string) {
+  const text = markdown.split(`## ${section}`)[1]?.split('\n## ')[0] ?? '';
+  return [...text.matchAll(/^\| `([a-z_]+)` \| `([a-z_]+)` \| (\d+) \| ([^|]+) \|$/gm)].map((m) => ({
+    code: m[1],
+    kind: m[2],
+    status: Number(m[3]),
+    description: m[4]?.trim(),
+  }));
+}
+
+describe('docs/errors.md commerce catalogues', () => {
+  it('lists exactly the ACP catalogue', () => {
+    expect(commerceRows(doc('errors.md'), 'ACP errors')).toEqual(
+      Object.entries(acpErrorCatalogue).map(([code, e]) => ({
+        code,
+        kind: e.type,
+        status: e.status,
+        description: e.description,
+      })),
+    );
+  });
+
+  it('lists exactly the UCP catalogue', () => {
+    expect(commerceRows(doc('errors.md'), 'UCP errors')).toEqual(
+      Object.entries(ucpErrorCatalogue).map(([code, e]) => ({
+        code,
+        kind: e.severity,
+        status: e.status,
+        description: e.description,
+      })),
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { officeParams } from '../../office/schemas.ts';
 import { problemResponses } from '../../public/problem-responses.ts';
-import { authenticate, requireOffice } from '../../shared/authenticate.ts';
+import { authenticate, requireOffice, requireScope } from '../../shared/authenticate.ts';
 import type { Principal } from '../../shared/identity.ts';
 import { ProblemError } from '../../shared/problem.ts';
 import type { OfficeMember } from '../../storage/office-members-repo.ts';
@@ -27,14 +27,19 @@ export function registerMemberRoutes(fastify: FastifyInstance): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { config, verifiers, identity, now } = fastify.colony;
 
-  const operator = async (request: FastifyRequest, officeId: string): Promise<Principal> => {
+  const operator = async (
+    request: FastifyRequest,
+    officeId: string,
+    scope: 'offices:read' | 'offices:write',
+  ): Promise<Principal> => {
     const principal = await authenticate(request, config.baseUrl, verifiers);
+    requireScope(principal, scope, config.baseUrl);
     requireOffice(principal, officeId);
     return principal;
   };
   /** Managing members takes every office (the bootstrap operator) or the owner role in this one. */
   const owner = async (request: FastifyRequest, officeId: string): Promise<void> => {
-    const principal = await operator(request, officeId);
+    const principal = await operator(request, officeId, 'offices:write');
     if (principal.offices === '*') return;
     const role = principal.accountId
       ? await identity.officeMembers.role(officeId, principal.accountId)
@@ -56,7 +61,7 @@ export function registerMemberRoutes(fastify: FastifyInstance): void {
     },
     async (request) => {
       const { officeID } = request.params;
-      await operator(request, officeID);
+      await operator(request, officeID, 'offices:read');
       return { officeId: officeID, members: (await identity.officeMembers.ofOffice(officeID)).map(present) };
     },
   );

@@ -1,6 +1,9 @@
 // zod schemas of the identity forms; a failed parse becomes per-field messages on the re-rendered page.
 import { z } from 'zod';
+import { dnsLabel } from '../../../integrations/registry/names.ts';
 import { emailField, nameField, passwordField } from '../accounts/account.ts';
+import { keyName } from '../keys/schemas.ts';
+import { apiKeyScopes } from '../scopes.ts';
 import type { FieldErrors } from './form-kit.ts';
 
 const formText = z.string().max(4096).optional();
@@ -23,7 +26,13 @@ export const signinForm = z.object({
 
 export const plainForm = z.object(common);
 
-const labels: Record<string, string> = { name: 'Name', email: 'Email', password: 'Password' };
+const labels: Record<string, string> = {
+  name: 'Name',
+  email: 'Email',
+  password: 'Password',
+  scope: 'Scopes:',
+  office: 'Offices:',
+};
 
 /** The first message of each field, phrased for a person. */
 export function fieldErrors(error: z.ZodError): FieldErrors {
@@ -45,3 +54,26 @@ export function typedValues(body: unknown): { name?: string; email?: string } {
     ...(typeof b.email === 'string' ? { email: b.email.slice(0, 300) } : {}),
   };
 }
+
+const asList = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** The new-key form: repeated `scope` and `office` fields arrive as a string or a list. */
+export const keyForm = z
+  .object({
+    ...common,
+    name: keyName,
+    scope: z.preprocess(asList, z.array(z.enum(apiKeyScopes)).min(1, 'choose at least one scope')),
+    binding: z.enum(['all', 'selected']).default('all'),
+    office: z.preprocess(asList, z.array(dnsLabel).max(100)),
+    expires: z.enum(['never', '30', '90', '365']).default('never'),
+  })
+  .refine((f) => f.binding === 'all' || f.office.length > 0, {
+    path: ['office'],
+    message: 'choose at least one office',
+  })
+  .transform((f) => ({
+    name: f.name,
+    scopes: f.scope,
+    offices: f.binding === 'all' ? null : f.office,
+    expiresInDays: f.expires === 'never' ? null : Number(f.expires),
+  }));

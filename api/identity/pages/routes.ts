@@ -1,39 +1,19 @@
 // The identity pages people use: /signup, /signin, /signout and /account.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { page } from '../../discovery/html.ts';
-import {
-  currentAccount,
-  forgetCurrentAccount,
-  requireAccount,
-  sessionToken,
-} from '../accounts/current-account.ts';
+import { currentAccount, forgetCurrentAccount, sessionToken } from '../accounts/current-account.ts';
 import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
-import { renderAccountPage } from './account-page.ts';
+import { accountRoutes } from './account-routes.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import { fieldErrors, plainForm, signinForm, signupForm, typedValues } from './forms.ts';
+import { forgedPost, html } from './page-reply.ts';
 import { safeReturnTo } from './return-to.ts';
 import { renderSigninPage } from './signin-page.ts';
 import { renderSignupPage } from './signup-page.ts';
 
 const hidden = { schema: { hide: true } };
-const HTML = 'text/html; charset=utf-8';
 
 type Query = { Querystring: { return_to?: string } };
-
-const html = (reply: FastifyReply, status: number, body: string) =>
-  reply.code(status).type(HTML).header('cache-control', 'no-store').send(body);
-
-function forgedPost(reply: FastifyReply) {
-  return html(
-    reply,
-    403,
-    page(
-      'Form expired',
-      '<h1>This form has expired</h1><p>Go back, reload the page and submit it again.</p>',
-    ),
-  );
-}
 
 /** Sign-in attempts per client address and per email; true when this one is allowed. */
 async function withinAttemptBudget(request: FastifyRequest, email: string): Promise<boolean> {
@@ -57,6 +37,7 @@ async function startSession(request: FastifyRequest, reply: FastifyReply, accoun
 export async function identityPages(app: FastifyInstance): Promise<void> {
   await app.register(formbody, { bodyLimit: 16_384 });
   const { config, prices, identity } = app.colony;
+  accountRoutes(app);
 
   const signupView = (request: FastifyRequest, reply: FastifyReply, returnTo: string) => ({
     baseUrl: config.baseUrl,
@@ -139,12 +120,5 @@ export async function identityPages(app: FastifyInstance): Promise<void> {
     clearSessionCookie(reply, identity.cookiePolicy);
     forgetCurrentAccount(request);
     return reply.redirect('/signin', 303);
-  });
-
-  app.get('/account', hidden, async (request, reply) => {
-    const account = await requireAccount(request, reply);
-    if (!account) return reply;
-    const offices = await identity.officeMembers.ofAccount(account.id);
-    return html(reply, 200, renderAccountPage({ account, offices, csrf: csrfToken(request, reply) }));
   });
 }

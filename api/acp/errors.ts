@@ -1,0 +1,142 @@
+// The one catalogue of ACP errors (docs/errors.md is checked against it) and the error object per snapshot.
+import type { AcpVersion } from './versions.ts';
+import { ACP_VERSIONS } from './versions.ts';
+
+type AcpErrorType = 'invalid_request' | 'processing_error' | 'service_unavailable';
+
+export interface AcpErrorSpec {
+  status: number;
+  type: AcpErrorType;
+  description: string;
+}
+
+export const acpErrorCatalogue = {
+  invalid_request: {
+    status: 400,
+    type: 'invalid_request',
+    description: 'A header or body field is missing or has the wrong type; `param` is its JSONPath.',
+  },
+  invalid_json: { status: 400, type: 'invalid_request', description: 'The body is not valid JSON.' },
+  invalid_item_id: {
+    status: 400,
+    type: 'invalid_request',
+    description:
+      'An item id is not in the catalog (`GET /api/v1/commerce/catalog` lists them); nothing was created.',
+  },
+  unsupported_version: {
+    status: 400,
+    type: 'invalid_request',
+    description: 'API-Version names no supported snapshot; `supported_versions` lists them.',
+  },
+  idempotency_key_invalid: {
+    status: 400,
+    type: 'invalid_request',
+    description: 'Idempotency-Key must be 1 to 255 visible characters.',
+  },
+  session_not_ready: {
+    status: 400,
+    type: 'invalid_request',
+    description:
+      'complete was called while the cart cannot be bought (status not_ready_for_payment); its messages say why.',
+  },
+  delegated_payment_unsupported: {
+    status: 400,
+    type: 'invalid_request',
+    description:
+      'Delegated payment is not supported: no payment is taken through the API; the account owner pays at continue_url.',
+  },
+  not_found: { status: 404, type: 'invalid_request', description: 'No checkout session has this id.' },
+  route_not_found: {
+    status: 404,
+    type: 'invalid_request',
+    description: 'No ACP operation exists at this method and path.',
+  },
+  session_final: {
+    status: 405,
+    type: 'invalid_request',
+    description: 'The session is completed, canceled or expired and can no longer change.',
+  },
+  idempotency_in_flight: {
+    status: 409,
+    type: 'invalid_request',
+    description:
+      'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+  },
+  payload_too_large: {
+    status: 413,
+    type: 'invalid_request',
+    description: 'The body is larger than the configured limit.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request',
+    description: 'The body must be application/json.',
+  },
+  idempotency_conflict: {
+    status: 422,
+    type: 'invalid_request',
+    description: 'The Idempotency-Key was already used with a different request (body or API-Version).',
+  },
+  rate_limited: {
+    status: 429,
+    type: 'invalid_request',
+    description:
+      'More than the checkout budget (60 requests a minute per address, ACP and UCP together); retry after Retry-After seconds.',
+  },
+  processing_error: {
+    status: 500,
+    type: 'processing_error',
+    description: 'An unexpected error; the Request-Id names it in the server logs.',
+  },
+  service_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    description: 'A dependency (the database) is not reachable; retry later.',
+  },
+} as const satisfies Record<string, AcpErrorSpec>;
+
+export type AcpErrorCode = keyof typeof acpErrorCatalogue;
+
+/** A typed error any ACP handler may throw; the plugin's error handler renders it for the request's version. */
+export class AcpError extends Error {
+  override readonly name = 'AcpError';
+  readonly code: AcpErrorCode;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: AcpErrorCode,
+    message: string,
+    extra: { param?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.param = extra.param;
+    this.headers = extra.headers ?? {};
+  }
+
+  get status(): number {
+    return acpErrorCatalogue[this.code].status;
+  }
+}
+
+export interface AcpErrorBody {
+  type: AcpErrorType;
+  code: AcpErrorCode;
+  message: string;
+  param?: string;
+  supported_versions?: string[];
+}
+
+/** `supported_versions` exists only in the 2026-04-17 error object, which unknown versions are answered in. */
+export function acpErrorBody(
+  code: AcpErrorCode,
+  message: string,
+  version: AcpVersion,
+  param?: string,
+): AcpErrorBody {
+  const body: AcpErrorBody = { type: acpErrorCatalogue[code].type, code, message };
+  if (param !== undefined) body.param = param;
+  if (code === 'unsupported_version' && version === '2026-04-17') body.supported_versions = [...ACP_VERSIONS];
+  return body;
+}

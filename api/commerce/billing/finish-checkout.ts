@@ -1,0 +1,82 @@
+// What happens when the owner comes back from the payment processor: the hand-off must be theirs and
+// for this session, the processor must say it is complete; then the subscription is recorded and the
+// session becomes `completed`.
+import { randomBytes } from 'node:crypto';
+import type { Storage } from '../../storage/storage.ts';
+import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
+import type { CheckoutService } from '../checkout-service.ts';
+import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
+import type { PaymentProcessor } from '../processors/processor.ts';
+
+export type FinishOutcome =
+  | { outcome: 'completed'; subscription: SubscriptionRecord }
+  | { outcome: 'open' | 'expired' | 'not_yours' | 'not_found' | 'finished_by_another' };
+
+export const protocolOf = (sessionId: string): CheckoutProtocol =>
+  sessionId.startsWith('ucs_') ? 'ucp' : 'acp';
+
+// The session is already written by the time anyone renders it again, so this move stores no response.
+const noResponse = () => ({ statusCode: 200, headers: {}, body: '' });
+
+function subscriptionFor(
+  s: CheckoutSession,
+  accountId: string,
+  confirmed: { subscriptionRef: string; subscriptionStatus: 'trialing' | 'active'; trialEnd: number | null },
+  processor: PaymentProcessor,
+  existing: SubscriptionRecord | undefined,
+  now: number,
+): SubscriptionRecord {
+  const plan = s.cart.lines.find((l) => l.kind === 'plan');
+  return {
+    id: existing?.id ?? `sub_${randomBytes(12).toString('hex')}`,
+    accountId,
+    checkoutSessionId: s.id,
+    status: confirmed.subscriptionStatus,
+    plan: plan?.plan ?? 'unknown',
+    interval: plan?.interval ?? 'month',
+    items: s.cart.lines.map((l) => ({ itemId: l.itemId, quantity: l.quantity, unitAmount: l.unitAmount })),
+    trialEnd: confirmed.trialEnd,
+    processor: processor.name,
+    processorRef: confirmed.subscriptionRef,
+    testMode: processor.testMode,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+}
+
+export async function finishCheckout(deps: {
+  storage: Storage;
+  checkout: CheckoutService;
+  processor: PaymentProcessor;
+  sessionId: string;
+  reference: string;
+  accountId: string;
+  now: number;
+}): Promise<FinishOutcome> {
+  const { storage, checkout, processor, sessionId, reference, accountId, now } = deps;
+  const handoff = await storage.billingHandoffs.get(reference);
+  if (!handoff || handoff.checkoutSessionId !== sessionId || handoff.accountId !== accountId)
+    return { outcome: 'not_yours' };
+  const confirmed = await processor.confirm(reference);
+  if (confirmed.status !== 'complete') return { outcome: confirmed.status };
+  const protocol = protocolOf(sessionId);
+  const session = await checkout.get(protocol, sessionId);
+  if (!session) return { outcome: 'not_found' };
+  // The owner has paid: the subscription is recorded even if an agent canceled the session meanwhile.
+  const existing = await storage.subscriptions.bySession(sessionId);
+  // One checkout buys one subscription: a second account paying for it too is not recorded over it.
+  if (existing && existing.accountId !== accountId) return { outcome: 'finished_by_another' };
+  const subscription = await storage.subscriptions.record(
+    subscriptionFor(session, accountId, confirmed, processor, existing, now),
+  );
+  if (handoff.status !== 'complete')
+    await storage.billingHandoffs.complete(reference, { ...handoff.data, ...confirmed.details }, now);
+  await checkout.move(
+    protocol,
+    sessionId,
+    (s, at) =>
+      finishSession(s, { subscriptionId: subscription.id, accountId, trialEnd: subscription.trialEnd }, at),
+    noResponse,
+  );
+  return { outcome: 'completed', subscription };
+}

@@ -1,0 +1,79 @@
+// Builds what both checkout protocols and the billing page share: the checkout domain, the checkout rate
+// limit (one budget per address for ACP and UCP together), idempotency settings and public URLs.
+import type { Config } from '../config.ts';
+import type { CatalogItem } from '../domain/pricing/catalog.ts';
+import type { PriceList } from '../domain/pricing/price-list.ts';
+import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
+import type { Storage } from '../storage/storage.ts';
+import { CheckoutService } from './checkout-service.ts';
+import type { IdempotencySettings } from './idempotent-request.ts';
+import type { PaymentProcessor } from './processors/processor.ts';
+import { StripeProcessor } from './processors/stripe-processor.ts';
+import { TestProcessor } from './processors/test-processor.ts';
+
+export interface CommerceUrls {
+  continueUrl(sessionId: string): string;
+  termsUrl: string;
+  privacyUrl: string;
+  accountUrl: string;
+}
+
+export interface CommerceServices {
+  checkout: CheckoutService;
+  limiter: RateLimiter;
+  idempotency: IdempotencySettings;
+  urls: CommerceUrls;
+  processor: PaymentProcessor;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export function commerceUrls(baseUrl: string): CommerceUrls {
+  return {
+    continueUrl: (id) => `${baseUrl}/checkout/${encodeURIComponent(id)}`,
+    termsUrl: `${baseUrl}/legal/terms`,
+    privacyUrl: `${baseUrl}/legal/privacy`,
+    accountUrl: `${baseUrl}/account`,
+  };
+}
+
+export function buildCommerce(deps: {
+  config: Config;
+  storage: Storage;
+  prices: PriceList;
+  catalog: readonly CatalogItem[];
+  store: CounterStore;
+  now: () => number;
+}): CommerceServices {
+  const { config, storage, prices, catalog, store, now } = deps;
+  return {
+    checkout: new CheckoutService({
+      sessions: storage.checkoutSessions,
+      catalog,
+      trialDays: prices.trialDays,
+      priceListVersion: prices.version,
+      now,
+    }),
+    limiter: new RateLimiter({
+      bucket: 'checkout',
+      limit: config.commerce.checkoutPerWindow,
+      windowMs: config.rateLimit.windowSeconds * 1000,
+      store,
+      now,
+    }),
+    idempotency: { ttlMs: config.commerce.idempotencyTtlHours * HOUR_MS, lockMs: 60_000 },
+    urls: commerceUrls(config.baseUrl),
+    processor: buildProcessor(config, storage, now),
+  };
+}
+
+function buildProcessor(config: Config, storage: Storage, now: () => number): PaymentProcessor {
+  const { processor, stripeSecretKey, stripeApiUrl } = config.commerce;
+  if (processor === 'stripe' && stripeSecretKey) {
+    return new StripeProcessor({
+      secretKey: stripeSecretKey,
+      ...(stripeApiUrl ? { apiUrl: stripeApiUrl } : {}),
+    });
+  }
+  return new TestProcessor({ baseUrl: config.baseUrl, handoffs: storage.billingHandoffs, now });
+}

@@ -1,0 +1,42 @@
+// The payment-processor seam behind the hosted billing page: start a hosted checkout for a session and
+// an account, then confirm what the owner did there. Processors collect the billing address and
+// payment details and assess tax; Colony never sees a card number.
+import type { PricedLine } from '../checkout-pricing.ts';
+
+export interface ProcessorCheckout {
+  sessionId: string;
+  accountId: string;
+  accountEmail: string;
+  lines: readonly PricedLine[];
+  trialDays: number;
+  /** Where the processor sends the owner when they finish; `{REFERENCE}` is replaced by the processor. */
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export interface StartedCheckout {
+  reference: string;
+  redirectUrl: string;
+}
+
+export type ConfirmedCheckout =
+  | {
+      status: 'complete';
+      /** The processor's subscription id (a test reference for the test processor). */
+      subscriptionRef: string;
+      subscriptionStatus: 'trialing' | 'active';
+      trialEnd: number | null;
+      /** What the processor reported about tax and the billing address, for the record. */
+      details: Record<string, unknown>;
+    }
+  | { status: 'open' | 'expired' };
+
+export interface PaymentProcessor {
+  readonly name: 'test' | 'stripe';
+  /** True when nothing can be charged (the test processor, Stripe test keys): sandbox and local runs. */
+  readonly testMode: boolean;
+  start(c: ProcessorCheckout): Promise<StartedCheckout>;
+  confirm(reference: string): Promise<ConfirmedCheckout>;
+}
+
+export const REFERENCE_PLACEHOLDER = '{REFERENCE}';

@@ -1,0 +1,101 @@
+// The Stripe processor: a Stripe Checkout Session in subscription mode, priced from the catalog lines
+// (price_data, so Stripe holds no second price list), with the plan's trial and automatic tax from the
+// billing address Stripe collects.
+import Stripe from 'stripe';
+import {
+  type ConfirmedCheckout,
+  type PaymentProcessor,
+  type ProcessorCheckout,
+  REFERENCE_PLACEHOLDER,
+  type StartedCheckout,
+} from './processor.ts';
+
+export interface StripeProcessorOptions {
+  secretKey: string;
+  /** Another API address (stripe-mock in tests). */
+  apiUrl?: string;
+  /** A client to use instead of building one (unit tests stand one in). */
+  client?: Pick<Stripe, 'checkout'>;
+}
+
+function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof Stripe>[1] {
+  if (!apiUrl) return { maxNetworkRetries: 2, timeout: 20_000 };
+  const url = new URL(apiUrl);
+  return {
+    host: url.hostname,
+    port: url.port || (url.protocol === 'https:' ? 443 : 80),
+    protocol: url.protocol === 'https:' ? 'https' : 'http',
+    maxNetworkRetries: 0,
+    timeout: 10_000,
+  };
+}
+
+/** Stripe replaces this in success_url with the Checkout Session id. */
+const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
+
+export class StripeProcessor implements PaymentProcessor {
+  readonly name = 'stripe' as const;
+  readonly testMode: boolean;
+  private readonly stripe: Pick<Stripe, 'checkout'>;
+
+  constructor(o: StripeProcessorOptions) {
+    this.stripe = o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl));
+    this.testMode = /^(sk|rk)_test_/.test(o.secretKey);
+  }
+
+  async start(c: ProcessorCheckout): Promise<StartedCheckout> {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'subscription',
+        client_reference_id: c.sessionId,
+        customer_email: c.accountEmail,
+        line_items: c.lines.map((l) => ({
+          quantity: l.quantity,
+          price_data: {
+            currency: 'usd',
+            unit_amount: l.unitAmount,
+            recurring: { interval: l.interval },
+            product_data: {
+              name: l.name,
+              description: l.description,
+              metadata: { colony_item_id: l.itemId },
+            },
+          },
+        })),
+        subscription_data: {
+          trial_period_days: c.trialDays,
+          metadata: { colony_checkout_session: c.sessionId, colony_account: c.accountId },
+        },
+        billing_address_collection: 'required',
+        automatic_tax: { enabled: true },
+        metadata: { colony_checkout_session: c.sessionId, colony_account: c.accountId },
+        success_url: c.successUrl.replace(REFERENCE_PLACEHOLDER, STRIPE_SESSION_ID),
+        cancel_url: c.cancelUrl,
+      },
+      // One Stripe Checkout Session per Colony session and account, however often the owner clicks.
+      { idempotencyKey: `colony-${c.sessionId}-${c.accountId}` },
+    );
+    if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
+    return { reference: session.id, redirectUrl: session.url };
+  }
+
+  async confirm(reference: string): Promise<ConfirmedCheckout> {
+    const session = await this.stripe.checkout.sessions.retrieve(reference, { expand: ['subscription'] });
+    if (session.status === 'expired') return { status: 'expired' };
+    if (session.status !== 'complete') return { status: 'open' };
+    const sub = typeof session.subscription === 'object' ? session.subscription : null;
+    const subscriptionRef =
+      sub?.id ?? (typeof session.subscription === 'string' ? session.subscription : reference);
+    return {
+      status: 'complete',
+      subscriptionRef,
+      subscriptionStatus: sub?.status === 'active' ? 'active' : 'trialing',
+      trialEnd: sub?.trial_end ? sub.trial_end * 1000 : null,
+      details: {
+        stripe_checkout_session: session.id,
+        amount_tax: session.total_details?.amount_tax ?? null,
+        billing_country: session.customer_details?.address?.country ?? null,
+      },
+    };
+  }
+}

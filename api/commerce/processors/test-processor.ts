@@ -1,0 +1,81 @@
+// The built-in test processor for sandbox and local runs: its own small hosted page collects a billing
+// address, assesses tax from it with a fixed table and starts the trial. Nothing is ever charged.
+import { randomBytes } from 'node:crypto';
+import type { BillingHandoffsRepo } from '../../storage/billing-handoffs-repo.ts';
+import { firstChargeAt } from '../checkout-terms.ts';
+import type { ConfirmedCheckout, PaymentProcessor, ProcessorCheckout, StartedCheckout } from './processor.ts';
+
+/** Test-mode rates by billing country (percent); anything else is taxed at 0. Not tax advice. */
+export const TEST_TAX_RATES: Record<string, number> = {
+  US: 0,
+  CA: 5,
+  GB: 20,
+  DE: 19,
+  FR: 20,
+  NL: 21,
+  AU: 10,
+};
+
+export function testTaxRate(country: string): number {
+  return TEST_TAX_RATES[country.toUpperCase()] ?? 0;
+}
+
+export class TestProcessor implements PaymentProcessor {
+  readonly name = 'test' as const;
+  readonly testMode = true;
+  private readonly baseUrl: string;
+  private readonly handoffs: BillingHandoffsRepo;
+  private readonly now: () => number;
+
+  constructor(o: { baseUrl: string; handoffs: BillingHandoffsRepo; now: () => number }) {
+    this.baseUrl = o.baseUrl;
+    this.handoffs = o.handoffs;
+    this.now = o.now;
+  }
+
+  async start(c: ProcessorCheckout): Promise<StartedCheckout> {
+    const reference = `tp_${randomBytes(16).toString('hex')}`;
+    return {
+      reference,
+      redirectUrl: `${this.baseUrl}/checkout/${encodeURIComponent(c.sessionId)}/test-processor?reference=${reference}`,
+    };
+  }
+
+  /** Called by the test processor's own page once the owner submitted a billing address. */
+  async pay(
+    reference: string,
+    billing: { name: string; country: string; postalCode: string },
+  ): Promise<void> {
+    const handoff = await this.handoffs.get(reference);
+    if (!handoff) throw new Error(`no test payment ${reference}`);
+    const subtotal = Number(handoff.data.subtotal ?? 0);
+    const rate = testTaxRate(billing.country);
+    await this.handoffs.complete(
+      reference,
+      {
+        ...handoff.data,
+        billing_name: billing.name,
+        billing_country: billing.country.toUpperCase(),
+        billing_postal_code: billing.postalCode,
+        tax_rate_percent: rate,
+        amount_tax: Math.round((subtotal * rate) / 100),
+        paid_at: this.now(),
+      },
+      this.now(),
+    );
+  }
+
+  async confirm(reference: string): Promise<ConfirmedCheckout> {
+    const handoff = await this.handoffs.get(reference);
+    if (!handoff || handoff.processor !== 'test' || handoff.status !== 'complete') return { status: 'open' };
+    const paidAt = Number(handoff.data.paid_at ?? this.now());
+    const trialDays = Number(handoff.data.trial_days ?? 0);
+    return {
+      status: 'complete',
+      subscriptionRef: reference,
+      subscriptionStatus: trialDays > 0 ? 'trialing' : 'active',
+      trialEnd: trialDays > 0 ? firstChargeAt(paidAt, trialDays) : null,
+      details: handoff.data,
+    };
+  }
+}

@@ -1,0 +1,124 @@
+// Creating, listing, revoking and verifying API keys; knows nothing of HTTP.
+import { createHash } from 'node:crypto';
+import type { CredentialVerifier } from '../../shared/identity.ts';
+import type { ApiKeyRecord, ApiKeysRepo } from '../../storage/api-keys-repo.ts';
+import type { OfficeMembersRepo } from '../../storage/office-members-repo.ts';
+import { randomId } from '../accounts/account.ts';
+import type { AccountService } from '../accounts/account-service.ts';
+import { accountPrincipal } from '../principals.ts';
+import { apiKeyHint, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
+
+/** Enough for any fleet of agents, few enough that a leaked session cannot mint keys without end. */
+export const MAX_ACTIVE_KEYS = 100;
+/** last_used_at is written at most once a minute per key, so a busy key costs no write per request. */
+const TOUCH_EVERY_MS = 60_000;
+
+export const hashApiKey = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface NewApiKey {
+  name: string;
+  scopes: string[];
+  offices: string[] | null;
+  expiresInDays: number | null;
+}
+
+export type CreateKeyResult =
+  | { ok: true; key: ApiKeyRecord; token: string }
+  | { ok: false; reason: 'too_many' | 'not_a_member'; detail: string };
+
+export class ApiKeyService {
+  private readonly repo: ApiKeysRepo;
+  private readonly members: OfficeMembersRepo;
+  private readonly accounts: AccountService;
+  private readonly environment: 'production' | 'sandbox';
+  private readonly now: () => number;
+
+  constructor(deps: {
+    repo: ApiKeysRepo;
+    members: OfficeMembersRepo;
+    accounts: AccountService;
+    environment: 'production' | 'sandbox';
+    now: () => number;
+  }) {
+    this.repo = deps.repo;
+    this.members = deps.members;
+    this.accounts = deps.accounts;
+    this.environment = deps.environment;
+    this.now = deps.now;
+  }
+
+  /** Creates a key; the token in the answer is the only copy there will ever be. */
+  async create(accountId: string, input: NewApiKey): Promise<CreateKeyResult> {
+    const at = this.now();
+    if ((await this.repo.countActive(accountId, at)) >= MAX_ACTIVE_KEYS) {
+      return {
+        ok: false,
+        reason: 'too_many',
+        detail: `An account may hold ${MAX_ACTIVE_KEYS} active keys; revoke one first.`,
+      };
+    }
+    if (input.offices !== null) {
+      const memberOf = new Set((await this.members.ofAccount(accountId)).map((m) => m.officeId));
+      const foreign = input.offices.filter((o) => !memberOf.has(o));
+      if (foreign.length > 0) {
+        return {
+          ok: false,
+          reason: 'not_a_member',
+          detail: `You are not a member of office(s) ${foreign.join(', ')}.`,
+        };
+      }
+    }
+    const token = generateApiKey(this.environment);
+    const key: ApiKeyRecord = {
+      id: randomId('key'),
+      accountId,
+      name: input.name,
+      hint: apiKeyHint(token, this.environment),
+      tokenHash: hashApiKey(token),
+      scopes: [...new Set(input.scopes)].sort(),
+      offices: input.offices === null ? null : [...new Set(input.offices)].sort(),
+      createdAt: at,
+      lastUsedAt: null,
+      expiresAt: input.expiresInDays === null ? null : at + input.expiresInDays * 24 * 3600 * 1000,
+      revokedAt: null,
+    };
+    await this.repo.create(key);
+    return { ok: true, key, token };
+  }
+
+  list(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.repo.listActive(accountId, this.now());
+  }
+
+  revoke(accountId: string, keyId: string): Promise<boolean> {
+    return this.repo.revoke(accountId, keyId, this.now());
+  }
+
+  verifier(): CredentialVerifier {
+    return {
+      name: 'api-key',
+      verify: async (token) => {
+        // Malformed or mistyped keys are refused by their checksum, without a database round trip.
+        if (!isWellFormedApiKey(token, this.environment)) return null;
+        const at = this.now();
+        const key = await this.repo.findUsable(hashApiKey(token), at);
+        if (!key) return null;
+        const account = await this.accounts.get(key.accountId);
+        if (!account) return null;
+        if (key.lastUsedAt === null || at - key.lastUsedAt > TOUCH_EVERY_MS)
+          await this.repo.touch(key.id, at);
+        return accountPrincipal(
+          account,
+          {
+            type: 'service_auth',
+            credential: 'api_key',
+            scopes: key.scopes,
+            offices: key.offices,
+            credentialId: key.id,
+          },
+          this.members,
+        );
+      },
+    };
+  }
+}

@@ -1,0 +1,66 @@
+// Mounts the authorization server in Fastify: its endpoints, our interaction pages, the metadata.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { interactionRoutes } from './interaction-routes.ts';
+import { protectedResourceMetadata, resourceServers } from './resources.ts';
+
+const hidden = { schema: { hide: true } };
+
+export async function oauthPlugin(app: FastifyInstance): Promise<void> {
+  const { config, identity } = app.colony;
+  const provider = identity.authorizationServer;
+  const handle = provider.callback();
+  const base = new URL(config.baseUrl);
+
+  // oidc-provider is a Koa application that reads its own bodies, so this scope parses none.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      // oidc-provider builds endpoint URLs from the request; these headers make them the issuer's,
+      // and carry the client address Fastify trusted (any the client sent itself is replaced).
+      request.raw.headers['x-forwarded-proto'] = base.protocol.slice(0, -1);
+      request.raw.headers['x-forwarded-host'] = base.host;
+      request.raw.headers['x-forwarded-for'] = request.ip;
+      reply.hijack();
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      await handle(request.raw, reply.raw);
+    };
+    const methods = ['GET', 'POST', 'OPTIONS', 'DELETE', 'PUT'] as const;
+    scope.route({ method: [...methods], url: '/oauth/*', schema: { hide: true }, handler: forward });
+    scope.route({
+      method: ['GET', 'OPTIONS'],
+      url: '/.well-known/openid-configuration',
+      schema: { hide: true },
+      handler: forward,
+    });
+  });
+  await app.register(interactionRoutes);
+
+  // RFC 8414 metadata is the OpenID Connect discovery document: both list the same endpoints.
+  let metadata: string | undefined;
+  app.get('/.well-known/oauth-authorization-server', hidden, async (_request, reply) => {
+    if (!metadata) {
+      const res = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+      if (res.statusCode !== 200) throw new Error(`discovery answered ${res.statusCode}`);
+      metadata = res.body;
+    }
+    return reply
+      .type('application/json; charset=utf-8')
+      .header('access-control-allow-origin', '*')
+      .send(metadata);
+  });
+
+  const [root, mcp] = resourceServers(config.baseUrl);
+  for (const [path, resource] of [
+    ['/.well-known/oauth-protected-resource', root],
+    ['/.well-known/oauth-protected-resource/mcp', mcp],
+  ] as const) {
+    if (!resource) continue;
+    const body = JSON.stringify(protectedResourceMetadata(config.baseUrl, resource));
+    app.get(path, hidden, async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').header('access-control-allow-origin', '*').send(body),
+    );
+  }
+}

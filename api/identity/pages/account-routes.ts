@@ -1,0 +1,90 @@
+// The signed-in account's own pages: /account, creating and revoking API keys, disconnecting apps.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../accounts/account.ts';
+import { requireAccount } from '../accounts/current-account.ts';
+import { apiKeyPrefix } from '../keys/api-key-format.ts';
+import { renderAccountPage, renderKeyCreatedPage } from './account-page.ts';
+import { csrfToken, isGenuineFormPost } from './csrf.ts';
+import type { FieldErrors } from './form-kit.ts';
+import { fieldErrors, keyForm, plainForm } from './forms.ts';
+import { forgedPost, html } from './page-reply.ts';
+
+const hidden = { schema: { hide: true } };
+
+export function accountRoutes(app: FastifyInstance): void {
+  const { config, identity } = app.colony;
+
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    account: Account,
+    status = 200,
+    keyErrors?: FieldErrors,
+  ) => {
+    const [offices, keys, apps] = await Promise.all([
+      identity.officeMembers.ofAccount(account.id),
+      identity.apiKeys.list(account.id),
+      identity.connectedApps.list(account.id),
+    ]);
+    return html(
+      reply,
+      status,
+      renderAccountPage({
+        account,
+        offices,
+        keys,
+        apps,
+        csrf: csrfToken(request, reply),
+        keyPrefix: apiKeyPrefix(config.environment),
+        ...(keyErrors ? { keyErrors } : {}),
+      }),
+    );
+  };
+
+  /** The signed-in account behind a genuine form post, or undefined once the reply is sent. */
+  const poster = async (request: FastifyRequest, reply: FastifyReply): Promise<Account | undefined> => {
+    const account = await requireAccount(request, reply);
+    if (!account) return undefined;
+    const parsed = plainForm.safeParse(request.body ?? {});
+    if (!parsed.success || !isGenuineFormPost(request, parsed.data._csrf)) {
+      await forgedPost(reply);
+      return undefined;
+    }
+    return account;
+  };
+
+  app.get('/account', hidden, async (request, reply) => {
+    const account = await requireAccount(request, reply);
+    return account ? show(request, reply, account) : reply;
+  });
+
+  app.post('/account/keys', hidden, async (request, reply) => {
+    const account = await poster(request, reply);
+    if (!account) return reply;
+    const parsed = keyForm.safeParse(request.body);
+    if (!parsed.success) return show(request, reply, account, 400, fieldErrors(parsed.error));
+    const result = await identity.apiKeys.create(account.id, parsed.data);
+    if (!result.ok)
+      return show(request, reply, account, result.reason === 'too_many' ? 409 : 403, { key: result.detail });
+    request.log.info({ keyId: result.key.id, accountId: account.id }, 'api key created');
+    return html(reply, 201, renderKeyCreatedPage(result.key, result.token));
+  });
+
+  app.post<{ Params: { id: string } }>('/account/keys/:id/revoke', hidden, async (request, reply) => {
+    const account = await poster(request, reply);
+    if (!account) return reply;
+    await identity.apiKeys.revoke(account.id, request.params.id);
+    return reply.redirect('/account', 303);
+  });
+
+  app.post<{ Params: { grantId: string } }>(
+    '/account/apps/:grantId/revoke',
+    hidden,
+    async (request, reply) => {
+      const account = await poster(request, reply);
+      if (!account) return reply;
+      await identity.connectedApps.revoke(account.id, request.params.grantId);
+      return reply.redirect('/account', 303);
+    },
+  );
+}

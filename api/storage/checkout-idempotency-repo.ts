@@ -1,0 +1,131 @@
+// Idempotency records for the checkout surfaces: claimed by one statement, so of many concurrent requests
+// with one key exactly one runs; the others see it in flight, replay its bytes, or conflict.
+import { readJson, writeJson } from './json-column.ts';
+import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+
+export interface FinishedResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** The exact bytes sent the first time, so a replay is byte-identical. */
+  body: string;
+}
+
+export type IdempotencyClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'replay'; response: FinishedResponse }
+  | { outcome: 'conflict' }
+  | { outcome: 'in_flight'; retryAfterSeconds: number };
+
+interface IdempotencyRow {
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  status_code: number | null;
+  headers: unknown;
+  body: string | null;
+  locked_until: number;
+  expires_at: number;
+}
+
+export interface ClaimOptions {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  now: number;
+  /** How long a claim may run before another request may take it over (its process died). */
+  lockMs: number;
+  /** How long a finished record is kept (at least 24 hours). */
+  ttlMs: number;
+}
+
+export async function finishIdempotency(
+  tx: SqlExecutor,
+  scope: string,
+  key: string,
+  r: FinishedResponse,
+): Promise<void> {
+  await tx.query(
+    `UPDATE checkout_idempotency SET state = 'done', status_code = $3, headers = $4, body = $5
+     WHERE scope = $1 AND key = $2`,
+    [scope, key, r.statusCode, writeJson(r.headers), r.body],
+  );
+}
+
+export class CheckoutIdempotencyRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  async claim(o: ClaimOptions): Promise<IdempotencyClaim> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inserted = await this.db.query(
+        `INSERT INTO checkout_idempotency (scope, key, fingerprint, state, created_at, locked_until, expires_at)
+         VALUES ($1, $2, $3, 'in_flight', $4, $5, $6)
+         ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
+        [o.scope, o.key, o.fingerprint, o.now, o.now + o.lockMs, o.now + o.ttlMs],
+      );
+      if (inserted.length === 1) return { outcome: 'claimed' };
+      const [row] = await this.db.query<IdempotencyRow>(
+        'SELECT * FROM checkout_idempotency WHERE scope = $1 AND key = $2',
+        [o.scope, o.key],
+      );
+      if (!row) continue; // purged between the two statements: try the insert again
+      if (Number(row.expires_at) <= o.now) {
+        await this.db.query(
+          'DELETE FROM checkout_idempotency WHERE scope = $1 AND key = $2 AND expires_at <= $3',
+          [o.scope, o.key, o.now],
+        );
+        continue;
+      }
+      return this.decide(row, o);
+    }
+    throw new Error(`idempotency key ${o.key} could not be claimed`);
+  }
+
+  private async decide(row: IdempotencyRow, o: ClaimOptions): Promise<IdempotencyClaim> {
+    if (row.fingerprint !== o.fingerprint) return { outcome: 'conflict' };
+    if (row.state === 'done') {
+      return {
+        outcome: 'replay',
+        response: {
+          statusCode: Number(row.status_code),
+          headers: readJson<Record<string, string>>(row.headers),
+          body: row.body ?? '',
+        },
+      };
+    }
+    const lockedUntil = Number(row.locked_until);
+    if (lockedUntil < o.now) {
+      // The first request's process died mid-way: this request takes the claim over.
+      const taken = await this.db.query(
+        `UPDATE checkout_idempotency SET locked_until = $3
+         WHERE scope = $1 AND key = $2 AND state = 'in_flight' AND locked_until = $4 RETURNING key`,
+        [o.scope, o.key, o.now + o.lockMs, lockedUntil],
+      );
+      if (taken.length === 1) return { outcome: 'claimed' };
+    }
+    return { outcome: 'in_flight', retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - o.now) / 1000)) };
+  }
+
+  /** Records a response that changed nothing (an error, a read-only answer) so replays repeat it. */
+  async finish(scope: string, key: string, response: FinishedResponse): Promise<void> {
+    await finishIdempotency(this.db, scope, key, response);
+  }
+
+  /** Frees a claim whose request failed unexpectedly, so a retry runs it afresh. */
+  async abandon(scope: string, key: string): Promise<void> {
+    await this.db.query(
+      `DELETE FROM checkout_idempotency WHERE scope = $1 AND key = $2 AND state = 'in_flight'`,
+      [scope, key],
+    );
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const rows = await this.db.query(
+      'DELETE FROM checkout_idempotency WHERE expires_at <= $1 RETURNING key',
+      [now],
+    );
+    return rows.length;
+  }
+}

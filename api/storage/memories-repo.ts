@@ -1,0 +1,215 @@
+// The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
+import { fts5Expression, tsqueryExpression } from '../memory/query-terms.ts';
+import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+
+export type MemoryKind = 'fact' | 'document' | 'conversation';
+
+export interface MemoryRecord {
+  id: string;
+  accountId: string;
+  kind: MemoryKind;
+  content: string;
+  source: string | null;
+  /** The document or conversation a chunk belongs to; null for a single fact. */
+  documentId: string | null;
+  chunkIndex: number;
+  /** When what the memory records happened, if the caller said; createdAt is when it was stored. */
+  occurredAt: number | null;
+  createdAt: number;
+}
+
+export interface ScoredMemory {
+  memory: MemoryRecord;
+  /** Higher is better; comparable only within one search. */
+  score: number;
+}
+
+export interface SourceSummary {
+  source: string | null;
+  kind: MemoryKind;
+  memories: number;
+  lastStoredAt: number;
+}
+
+interface Row {
+  id: string;
+  account_id: string;
+  kind: MemoryKind;
+  content: string;
+  source: string | null;
+  document_id: string | null;
+  chunk_index: number;
+  occurred_at: number | null;
+  created_at: number;
+  score?: number;
+}
+
+const COLUMNS =
+  'm.id, m.account_id, m.kind, m.content, m.source, m.document_id, m.chunk_index, m.occurred_at, m.created_at';
+
+const toRecord = (r: Row): MemoryRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  kind: r.kind,
+  content: r.content,
+  source: r.source,
+  documentId: r.document_id,
+  chunkIndex: Number(r.chunk_index),
+  occurredAt: r.occurred_at === null ? null : Number(r.occurred_at),
+  createdAt: Number(r.created_at),
+});
+
+/** `($from, $from+1, …)`: placeholders for a list or a row of parameters. */
+const placeholders = (n: number, from: number) =>
+  `(${Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ')})`;
+
+const INSERT =
+  'INSERT INTO memories (id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at)';
+const PG_BATCH = 500;
+
+const rowParams = (m: MemoryRecord) => [
+  m.id,
+  m.accountId,
+  m.kind,
+  m.content,
+  m.source,
+  m.documentId,
+  m.chunkIndex,
+  m.occurredAt,
+  m.createdAt,
+];
+
+function insertRows(tx: SqlExecutor, rows: readonly MemoryRecord[]) {
+  const values = rows.map((_, i) => placeholders(9, 1 + i * 9)).join(', ');
+  return tx.query(`${INSERT} VALUES ${values}`, rows.flatMap(rowParams));
+}
+
+export class MemoriesRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  /** Stores the memories in one transaction: all of them or none. */
+  async insertMany(memories: readonly MemoryRecord[]): Promise<void> {
+    if (memories.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      if (tx.dialect === 'postgres') {
+        // Multi-row statements: a large document is one round trip per 500 chunks, not per chunk.
+        for (let i = 0; i < memories.length; i += PG_BATCH)
+          await insertRows(tx, memories.slice(i, i + PG_BATCH));
+        return;
+      }
+      for (const m of memories) await this.insertSqlite(tx, m);
+    });
+  }
+
+  private async insertSqlite(tx: SqlExecutor, m: MemoryRecord): Promise<void> {
+    const [row] = await tx.query<{ seq: number }>(
+      `${INSERT} VALUES ${placeholders(9, 1)} RETURNING seq`,
+      rowParams(m),
+    );
+    await tx.query('INSERT INTO memories_fts (rowid, content, source) VALUES ($1, $2, $3)', [
+      Number(row?.seq),
+      m.content,
+      m.source ?? '',
+    ]);
+  }
+
+  /**
+   * Full-text search within one account, best first. `any`: ranked by BM25 (SQLite) or
+   * ts_rank_cd (PostgreSQL) over memories with at least one term; `all`: every term must occur.
+   */
+  async search(
+    accountId: string,
+    terms: readonly string[],
+    limit: number,
+    mode: 'any' | 'all' = 'any',
+  ): Promise<ScoredMemory[]> {
+    if (terms.length === 0) return [];
+    const rows =
+      this.db.dialect === 'postgres'
+        ? await this.db.query<Row>(
+            `SELECT ${COLUMNS}, ts_rank_cd(m.search, q) AS score
+             FROM memories m, to_tsquery('english', $2) q
+             WHERE m.account_id = $1 AND m.search @@ q
+             ORDER BY score DESC, m.created_at DESC LIMIT $3`,
+            [accountId, tsqueryExpression(terms, mode), limit],
+          )
+        : await this.db.query<Row>(
+            `SELECT ${COLUMNS}, -bm25(memories_fts, 1.0, 0.4) AS score
+             FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+             WHERE memories_fts MATCH $2 AND m.account_id = $1
+             ORDER BY score DESC, m.created_at DESC LIMIT $3`,
+            [accountId, fts5Expression(terms, mode), limit],
+          );
+    return rows.map((r) => ({ memory: toRecord(r), score: Number(r.score) }));
+  }
+
+  async get(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN ${placeholders(ids.length, 2)}`,
+      [accountId, ...ids],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Deletes the account's memories with these ids (others' ids match nothing); returns those deleted. */
+  async delete(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
+    if (ids.length === 0) return [];
+    return this.db.transaction(async (tx) => {
+      const inList = placeholders(ids.length, 2);
+      if (tx.dialect === 'postgres') {
+        const rows = await tx.query<Row>(
+          `DELETE FROM memories m WHERE m.account_id = $1 AND m.id IN ${inList} RETURNING ${COLUMNS}`,
+          [accountId, ...ids],
+        );
+        return rows.map(toRecord);
+      }
+      const rows = await tx.query<Row & { seq: number }>(
+        `SELECT m.seq, ${COLUMNS} FROM memories m WHERE m.account_id = $1 AND m.id IN ${inList}`,
+        [accountId, ...ids],
+      );
+      for (const r of rows) {
+        await tx.query(
+          `INSERT INTO memories_fts (memories_fts, rowid, content, source) VALUES ('delete', $1, $2, $3)`,
+          [Number(r.seq), r.content, r.source ?? ''],
+        );
+        await tx.query('DELETE FROM memories WHERE seq = $1', [Number(r.seq)]);
+      }
+      return rows.map(toRecord);
+    });
+  }
+
+  async count(accountId: string): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM memories WHERE account_id = $1',
+      [accountId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** What is stored, grouped by source and kind, most recently stored first. */
+  async sources(accountId: string, limit: number): Promise<SourceSummary[]> {
+    const rows = await this.db.query<{ source: string | null; kind: MemoryKind; n: number; last: number }>(
+      `SELECT source, kind, COUNT(*) AS n, MAX(created_at) AS last FROM memories
+       WHERE account_id = $1 GROUP BY source, kind ORDER BY last DESC LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map((r) => ({
+      source: r.source,
+      kind: r.kind,
+      memories: Number(r.n),
+      lastStoredAt: Number(r.last),
+    }));
+  }
+
+  /** Checks the full-text index answers (a query for a word no memory contains). */
+  async indexHealthy(): Promise<boolean> {
+    const probe = ['zzcolonyprobe'];
+    await this.search('acct_probe', probe, 1);
+    return true;
+  }
+}

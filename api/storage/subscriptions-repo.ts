@@ -1,0 +1,120 @@
+// Each account's current subscription, recorded when its owner finishes a checkout at continue_url.
+import { readJson, writeJson } from './json-column.ts';
+import type { SqlDriver } from './sql-driver.ts';
+
+export interface SubscriptionRecord {
+  id: string;
+  accountId: string;
+  checkoutSessionId: string;
+  status: 'trialing' | 'active' | 'canceled';
+  plan: string;
+  interval: 'month' | 'year';
+  /** Every purchased item with the price it was bought at (integer cents per interval). */
+  items: { itemId: string; quantity: number; unitAmount: number }[];
+  trialEnd: number | null;
+  processor: string;
+  /** The processor's own id for the subscription (or the test processor's reference). */
+  processorRef: string;
+  /** True when bought through a processor in test mode (sandbox or local runs): nothing is ever charged. */
+  testMode: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface SubscriptionRow {
+  account_id: string;
+  id: string;
+  checkout_session_id: string;
+  status: SubscriptionRecord['status'];
+  plan: string;
+  billing_interval: SubscriptionRecord['interval'];
+  data: unknown;
+  trial_end: number | null;
+  processor: string;
+  processor_ref: string;
+  created_at: number;
+  updated_at: number;
+}
+
+type SubscriptionData = Pick<SubscriptionRecord, 'items' | 'testMode'>;
+
+const toRecord = (r: SubscriptionRow): SubscriptionRecord => {
+  const data = readJson<SubscriptionData>(r.data);
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    checkoutSessionId: r.checkout_session_id,
+    status: r.status,
+    plan: r.plan,
+    interval: r.billing_interval,
+    items: data.items,
+    testMode: data.testMode,
+    trialEnd: r.trial_end === null ? null : Number(r.trial_end),
+    processor: r.processor,
+    processorRef: r.processor_ref,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+};
+
+export class SubscriptionsRepo {
+  private readonly db: SqlDriver;
+
+  constructor(db: SqlDriver) {
+    this.db = db;
+  }
+
+  async ofAccount(accountId: string): Promise<SubscriptionRecord | undefined> {
+    const [row] = await this.db.query<SubscriptionRow>('SELECT * FROM subscriptions WHERE account_id = $1', [
+      accountId,
+    ]);
+    return row ? toRecord(row) : undefined;
+  }
+
+  async bySession(checkoutSessionId: string): Promise<SubscriptionRecord | undefined> {
+    const [row] = await this.db.query<SubscriptionRow>(
+      'SELECT * FROM subscriptions WHERE checkout_session_id = $1',
+      [checkoutSessionId],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * An account has one current subscription: a new purchase replaces the previous record, while a
+   * repeated (or concurrent) finish of the same checkout keeps the first record's id, so the id the
+   * session's order names is the one stored.
+   */
+  async record(s: SubscriptionRecord): Promise<SubscriptionRecord> {
+    const data = writeJson({ items: s.items, testMode: s.testMode } satisfies SubscriptionData);
+    const [row] = await this.db.query<SubscriptionRow>(
+      `INSERT INTO subscriptions (account_id, id, checkout_session_id, status, plan, billing_interval, data,
+         trial_end, processor, processor_ref, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+       ON CONFLICT (account_id) DO UPDATE SET
+         id = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
+           THEN subscriptions.id ELSE excluded.id END,
+         created_at = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
+           THEN subscriptions.created_at ELSE excluded.created_at END,
+         checkout_session_id = excluded.checkout_session_id,
+         status = excluded.status, plan = excluded.plan, billing_interval = excluded.billing_interval,
+         data = excluded.data, trial_end = excluded.trial_end, processor = excluded.processor,
+         processor_ref = excluded.processor_ref, updated_at = excluded.updated_at
+       RETURNING *`,
+      [
+        s.accountId,
+        s.id,
+        s.checkoutSessionId,
+        s.status,
+        s.plan,
+        s.interval,
+        data,
+        s.trialEnd,
+        s.processor,
+        s.processorRef,
+        s.createdAt,
+      ],
+    );
+    if (!row) throw new Error('subscription upsert returned no row');
+    return toRecord(row);
+  }
+}

@@ -1,0 +1,191 @@
+// The Stripe processor against stripe-mock (Stripe's own mock, which checks every parameter against
+// Stripe's OpenAPI description), directly and behind the billing page.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { priceCart } from '../../api/commerce/checkout-pricing.ts';
+import { StripeProcessor } from '../../api/commerce/processors/stripe-processor.ts';
+import { buildCatalog } from '../../api/domain/pricing/catalog.ts';
+import { loadPriceList } from '../../api/domain/pricing/price-list.ts';
+import { InjectBrowser } from '../support/browser.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
+
+let mock: StripeMock;
+beforeAll(async () => {
+  mock = await startStripeMock();
+});
+afterAll(async () => {
+  await mock.stop();
+});
+
+const catalog = buildCatalog(loadPriceList());
+function lines(...ids: string[]) {
+  const priced = priceCart(
+    ids.map((itemId) => ({ itemId, quantity: 1 })),
+    catalog,
+    { trialDays: 14, priceListVersion: 'x' },
+  );
+  if (!('cart' in priced)) throw new Error('unknown item');
+  return priced.cart.lines;
+}
+
+const checkoutFor = (sessionId: string, ls = lines('plan_pro_monthly', 'addon_backups')) => ({
+  sessionId,
+  accountId: 'acct_test',
+  accountEmail: 'owner@example.com',
+  lines: ls,
+  trialDays: 14,
+  successUrl: 'http://colony.test/checkout/x/return?reference={REFERENCE}',
+  cancelUrl: 'http://colony.test/checkout/x',
+});
+
+describe('StripeProcessor against stripe-mock', () => {
+  const processor = () => new StripeProcessor({ secretKey: 'sk_test_123', apiUrl: mock.url });
+
+  it('creates a subscription-mode Checkout Session that stripe-mock accepts', async () => {
+    const started = await processor().start(checkoutFor('cs_abc'));
+    expect(started.reference).toMatch(/^cs_/);
+    expect(started.redirectUrl).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+  });
+
+  it('is refused by stripe-mock when a parameter is not one Stripe knows', async () => {
+    const bad = lines('plan_pro_monthly').map((l) => ({ ...l, interval: 'fortnight' as 'month' }));
+    await expect(processor().start(checkoutFor('cs_bad', bad))).rejects.toThrow(
+      /interval|fortnight|invalid/i,
+    );
+  });
+
+  it('reports an open Checkout Session as not finished', async () => {
+    expect(await processor().confirm('cs_test_open')).toEqual({ status: 'open' });
+  });
+
+  it('knows test keys from live ones', () => {
+    expect(processor().testMode).toBe(true);
+    expect(new StripeProcessor({ secretKey: 'sk_live_abc', apiUrl: mock.url }).testMode).toBe(false);
+  });
+});
+
+describe('the billing page with Stripe', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({
+      COLONY_PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      COLONY_STRIPE_API_URL: mock.url,
+    });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  const cookieOf = (setCookie: string | string[] | undefined, name: string) => {
+    const all = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+    return all.find((c) => c.startsWith(`${name}=`))?.split(';')[0];
+  };
+
+  it('hands a signed-in owner to Stripe Checkout and does not complete until Stripe says so', async () => {
+    const created = await s.app.inject({
+      method: 'POST',
+      url: '/checkout_sessions',
+      payload: { line_items: [{ item: { id: 'plan_pro_monthly' } }] },
+    });
+    const id = created.json().id;
+
+    const form = await s.app.inject({ url: '/signup' });
+    const csrf = cookieOf(form.headers['set-cookie'], 'colony_csrf') ?? '';
+    const token = csrf.split('=')[1] ?? '';
+    const signup = await s.app.inject({
+      method: 'POST',
+      url: '/signup',
+      headers: { cookie: csrf, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: token,
+        name: 'Ada',
+        email: 'ada@example.com',
+        password: 'analytical engine',
+        return_to: `/checkout/${id}`,
+      }).toString(),
+    });
+    expect(signup.statusCode).toBe(303);
+    const session = cookieOf(signup.headers['set-cookie'], 'colony_session') ?? '';
+    const cookie = `${csrf}; ${session}`;
+
+    const pay = await s.app.inject({
+      method: 'POST',
+      url: `/checkout/${id}/pay`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${token}`,
+    });
+    expect(pay.statusCode).toBe(303);
+    expect(pay.headers.location).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+    const forged = await s.app.inject({
+      method: 'POST',
+      url: `/checkout/${id}/pay`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '_csrf=forged',
+    });
+    expect(forged.statusCode).toBe(403);
+
+    const account = await s.app.colony.storage.identity.accounts.byEmail('ada@example.com');
+    const [handoff] = await s.app.colony.storage.billingHandoffs.ofSession(id);
+    expect(handoff).toMatchObject({ processor: 'stripe', accountId: account?.id, status: 'open' });
+    expect(handoff?.reference).toMatch(/^cs_/);
+
+    // A reference that is not this account's hand-off is refused.
+    const foreign = await s.app.inject({
+      url: `/checkout/${id}/return?reference=cs_test_unknown`,
+      headers: { cookie },
+    });
+    expect(foreign.statusCode).toBe(403);
+    // stripe-mock's Checkout Sessions stay open, so the owner comes back to an unfinished payment.
+    const back = await s.app.inject({
+      url: `/checkout/${id}/return?reference=${handoff?.reference}`,
+      headers: { cookie },
+    });
+    expect(back.statusCode).toBe(200);
+    expect(back.body).toContain('The payment was not finished yet');
+    expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
+    expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+  });
+});
+
+describe('the billing page when Stripe cannot be reached', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // A loopback port nothing listens on: connections are refused at once.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
+      });
+    });
+    s = await startTestServer({
+      COLONY_PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_unreachable_key',
+      COLONY_STRIPE_API_URL: `http://127.0.0.1:${closed}`,
+    });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('tells the owner nothing was charged, records no hand-off and leaks no key', async () => {
+    const id = (
+      await s.app.inject({
+        method: 'POST',
+        url: '/checkout_sessions',
+        payload: { line_items: [{ item: { id: 'plan_pro_monthly' } }] },
+      })
+    ).json().id;
+    const browser = new InjectBrowser(s.app);
+    await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
+    await browser.get(`/checkout/${id}`);
+    const pay = await browser.submit(`/checkout/${id}/pay`, {});
+    expect(pay.statusCode).toBe(503);
+    expect(pay.headers['content-type']).toContain('text/html');
+    expect(pay.body).toContain('The payment processor could not be reached. Nothing was charged');
+    expect(pay.body).not.toContain('sk_test_unreachable_key');
+    expect(await s.app.colony.storage.billingHandoffs.ofSession(id)).toEqual([]);
+    expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
+  });
+});

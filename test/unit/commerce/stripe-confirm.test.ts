@@ -1,0 +1,34 @@
+// StripeProcessor.confirm maps a retrieved Checkout Session (stand-in client) onto the processor seam.
+import { describe, expect, it } from 'vitest';
+import { StripeProcessor } from '../../../api/commerce/processors/stripe-processor.ts';
+
+function withSession(session: Record<string, unknown>) {
+  const client = { checkout: { sessions: { retrieve: async () => session } } } as never;
+  return new StripeProcessor({ secretKey: 'sk_test_x', client });
+}
+
+describe('StripeProcessor.confirm', () => {
+  it('reads a complete session with its trialing subscription', async () => {
+    const p = withSession({
+      id: 'cs_1',
+      status: 'complete',
+      subscription: { id: 'sub_1', status: 'trialing', trial_end: 1_800_000_000 },
+      total_details: { amount_tax: 1881 },
+      customer_details: { address: { country: 'DE' } },
+    });
+    expect(await p.confirm('cs_1')).toEqual({
+      status: 'complete',
+      subscriptionRef: 'sub_1',
+      subscriptionStatus: 'trialing',
+      trialEnd: 1_800_000_000_000,
+      details: { stripe_checkout_session: 'cs_1', amount_tax: 1881, billing_country: 'DE' },
+    });
+  });
+
+  it.each([
+    ['open', { status: 'open' }],
+    ['expired', { status: 'expired' }],
+  ])('reports an %s session as not complete', async (_name, session) => {
+    expect((await withSession({ id: 'cs_2', ...session }).confirm('cs_2')).status).toBe(session.status);
+  });
+});
