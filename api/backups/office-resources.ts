@@ -65,9 +65,11 @@ export class OfficeResources {
     snapshotId: string;
   }): Promise<ResourcesPart> {
     const { namespace, officeId, snapshotId } = args;
+    // Without Colony's CRDs installed there is nothing of these kinds to capture.
+    const none = (err: unknown) => (status(err) === 404 ? [] : Promise.reject(err));
     const [integrations, bindings] = await Promise.all([
-      this.office.listIntegrations(namespace),
-      this.office.listBindings(namespace),
+      this.office.listIntegrations(namespace).catch(none),
+      this.office.listBindings(namespace).catch(none),
     ]);
     const manifest = capturedResources(integrations, bindings);
     const copies: SecretCopy[] = [];
@@ -84,11 +86,7 @@ export class OfficeResources {
       else missing.push(name);
     }
     const secretName = snapshotSecretName(snapshotId);
-    await this.applier
-      .apply(renderSnapshotSecret({ name: secretName, namespace, officeId, snapshotId, copies }))
-      .catch((err) => {
-        throw redacted(`writing Secret ${secretName}`, err);
-      });
+    await this.writeHeld(renderSnapshotSecret({ name: secretName, namespace, officeId, snapshotId, copies }));
     const stored: ResourcesManifest = {
       ...manifest,
       secrets: copies.map((c) => ({ name: c.name, keys: Object.keys(c.data).sort() })),
@@ -104,6 +102,24 @@ export class OfficeResources {
         ? { detail: `Secrets referenced but absent when captured: ${missing.join(', ')}` }
         : {}),
     };
+  }
+
+  /**
+   * Writes the per-snapshot Secret. It is immutable, so when a retried capture read different values
+   * the API server refuses the apply (422); the earlier, incomplete attempt's Secret is replaced.
+   */
+  private async writeHeld(secret: V1Secret): Promise<void> {
+    const name = secret.metadata?.name ?? '';
+    const namespace = secret.metadata?.namespace ?? '';
+    try {
+      await this.applier.apply(secret);
+    } catch (err) {
+      if (status(err) !== 422) throw redacted(`writing Secret ${name}`, err);
+      await this.core.deleteNamespacedSecret({ name, namespace }).catch(() => {});
+      await this.applier.apply(secret).catch((again) => {
+        throw redacted(`writing Secret ${name}`, again);
+      });
+    }
   }
 
   /** Re-applies Secrets first, then the resources that reference them. */

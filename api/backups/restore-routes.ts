@@ -6,6 +6,7 @@ import { problemResponses } from '../public/problem-responses.ts';
 import { idempotencyKeyHeaders } from '../public/schemas.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
+import { RestoreInProgressError } from '../storage/snapshots-repo.ts';
 import { findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
 import { restoreBody, restoreParams, restoreSchema, snapshotParams } from './schemas.ts';
 import { newRestoreId, presentRestore, restoreUrl } from './snapshot-model.ts';
@@ -44,17 +45,26 @@ export function registerRestoreRoutes(fastify: FastifyInstance): void {
       const parts = [...new Set(request.body?.parts ?? ALL_PARTS)].sort();
       const key = request.headers['idempotency-key'];
       const hash = requestHash({ snapshot: s.id, parts });
-      const { restore, created } = await storage.snapshots.createRestore(
-        {
-          id: newRestoreId(),
-          snapshotId: s.id,
-          officeId: s.officeId,
-          createdBy: principal.subject,
-          report: pendingReport(parts),
-          ...(key ? { idempotencyKey: `restore:${principal.subject}:${key}`, requestHash: hash } : {}),
-        },
-        now(),
-      );
+      const { restore, created } = await storage.snapshots
+        .createRestore(
+          {
+            id: newRestoreId(),
+            snapshotId: s.id,
+            officeId: s.officeId,
+            createdBy: principal.subject,
+            report: pendingReport(parts),
+            ...(key ? { idempotencyKey: `restore:${principal.subject}:${key}`, requestHash: hash } : {}),
+          },
+          now(),
+        )
+        .catch(async (err) => {
+          if (!(err instanceof RestoreInProgressError)) throw err;
+          const [active] = await storage.snapshots.activeRestores({ officeId: s.officeId });
+          throw new ProblemError(
+            'conflict',
+            `A restore of office ${s.officeId} is already in progress${active ? ` (${active.id})` : ''}; wait for it to finish.`,
+          );
+        });
       if (!created) {
         if (restore.requestHash !== hash || restore.snapshotId !== s.id)
           throw new ProblemError(

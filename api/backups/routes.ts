@@ -171,6 +171,11 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
           'conflict',
           `Snapshot ${s.id} is still being taken; delete it once it has finished.`,
         );
+      if ((await storage.snapshots.activeRestores({ snapshotId: s.id })).length > 0)
+        throw new ProblemError(
+          'conflict',
+          `Snapshot ${s.id} is being restored; delete it once the restore has finished.`,
+        );
       if (!(await backups.deleteSnapshot(s)))
         throw new ProblemError('conflict', `Snapshot ${s.id} changed while it was being deleted; try again.`);
       return reply.code(204).send(null);

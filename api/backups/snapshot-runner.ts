@@ -23,6 +23,15 @@ const PART_NAMES: PartName[] = ['resources', 'database', 'volumes'];
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const isFinal = (job: JobRecord) => job.attempts >= job.maxAttempts;
 
+/**
+ * Errors a retry cannot cure: PostgreSQL's access and authorization classes (42, 28) and a missing
+ * database (3D). Anything else (connections, API server hiccups) is retried with backoff.
+ */
+export function isPermanent(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^(42|28|3D)/.test(code);
+}
+
 /** Why a cluster part cannot run, or undefined when it can. */
 function clusterGap(deps: RunnerDeps, namespace: string | undefined, officeId: string): string | undefined {
   if (!deps.resources) return 'No Kubernetes cluster is configured.';
@@ -73,7 +82,7 @@ async function captureParts(
     try {
       parts = { ...parts, [name]: await capturePart(deps, s, name, parts, namespace) };
     } catch (err) {
-      if (!isFinal(job)) throw err;
+      if (!isFinal(job) && !isPermanent(err)) throw err;
       parts = giveUp(parts, name, message(err));
     }
     await deps.repo.update(s.id, { parts }, deps.now());
@@ -163,7 +172,7 @@ async function restoreEntry(
     if (s?.status !== 'completed') throw new RestoreRefusedError('The snapshot was deleted.');
     return await restorePart(deps, s, name, namespace);
   } catch (err) {
-    if (!(err instanceof RestoreRefusedError) && !isFinal(job)) throw err;
+    if (!(err instanceof RestoreRefusedError) && !isPermanent(err) && !isFinal(job)) throw err;
     return failedEntry(name, message(err));
   }
 }

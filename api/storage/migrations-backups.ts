@@ -55,4 +55,14 @@ export const backupsMigrations: readonly Migration[] = [
     name: 'snapshots, snapshot restores and snapshot schedules',
     sql: { sqlite: tables('INTEGER', 'TEXT'), postgres: tables('BIGINT', 'JSONB') },
   },
+  {
+    id: 401,
+    name: 'at most one restore in progress per office',
+    sql: {
+      sqlite: `CREATE UNIQUE INDEX snapshot_restores_active ON snapshot_restores (office_id)
+        WHERE status IN ('pending', 'running')`,
+      postgres: `CREATE UNIQUE INDEX snapshot_restores_active ON snapshot_restores (office_id)
+        WHERE status IN ('pending', 'running')`,
+    },
+  },
 ];

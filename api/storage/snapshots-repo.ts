@@ -1,12 +1,22 @@
 // Snapshot metadata, restores and per-office schedules; never a secret value (those stay in Kubernetes).
 import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver, SqlValue } from './sql-driver.ts';
+import { type SqlDriver, type SqlValue, UniqueViolationError } from './sql-driver.ts';
 
 /** pending → running → completed | failed; deleted is a tombstone kept so a late restore is told why. */
 export const snapshotStatuses = ['pending', 'running', 'completed', 'failed', 'deleted'] as const;
 export type SnapshotStatus = (typeof snapshotStatuses)[number];
 export const restoreStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 export type RestoreStatus = (typeof restoreStatuses)[number];
+
+/** Another restore of the office is pending or running. */
+export class RestoreInProgressError extends Error {
+  override readonly name = 'RestoreInProgressError';
+  readonly officeId: string;
+  constructor(officeId: string) {
+    super(`a restore of office ${officeId} is already in progress`);
+    this.officeId = officeId;
+  }
+}
 
 export interface SnapshotRecord {
   id: string;
@@ -277,6 +287,11 @@ export class SnapshotsRepo {
     return rows.map(toSnapshot);
   }
 
+  /**
+   * Inserts the restore unless its idempotency key is taken (then answers the holder). Throws
+   * RestoreInProgressError when another restore of the office is pending or running: a partial
+   * unique index decides that race in the database.
+   */
   async createRestore(
     r: Pick<RestoreRecord, 'id' | 'snapshotId' | 'officeId' | 'createdBy' | 'report'> & {
       idempotencyKey?: string | undefined;
@@ -284,28 +299,52 @@ export class SnapshotsRepo {
     },
     now: number,
   ): Promise<{ restore: RestoreRecord; created: boolean }> {
-    const rows = await this.db.query<Row>(
-      `INSERT INTO snapshot_restores (id, snapshot_id, office_id, status, report, created_by, idempotency_key,
-         request_hash, created_at, updated_at)
-       VALUES ($1, $2, $3, 'pending', $8, $4, $5, $6, $7, $7)
-       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
-      [
-        r.id,
-        r.snapshotId,
-        r.officeId,
-        r.createdBy,
-        r.idempotencyKey ?? null,
-        r.requestHash ?? null,
-        now,
-        writeJson(r.report),
-      ],
-    );
+    const held = async () => {
+      if (!r.idempotencyKey) return undefined;
+      const [row] = await this.db.query<Row>('SELECT * FROM snapshot_restores WHERE idempotency_key = $1', [
+        r.idempotencyKey,
+      ]);
+      return row ? { restore: toRestore(row), created: false } : undefined;
+    };
+    const replay = await held();
+    if (replay) return replay;
+    let rows: Row[];
+    try {
+      rows = await this.db.query<Row>(
+        `INSERT INTO snapshot_restores (id, snapshot_id, office_id, status, report, created_by, idempotency_key,
+           request_hash, created_at, updated_at)
+         VALUES ($1, $2, $3, 'pending', $8, $4, $5, $6, $7, $7)
+         ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+        [
+          r.id,
+          r.snapshotId,
+          r.officeId,
+          r.createdBy,
+          r.idempotencyKey ?? null,
+          r.requestHash ?? null,
+          now,
+          writeJson(r.report),
+        ],
+      );
+    } catch (err) {
+      if (!(err instanceof UniqueViolationError)) throw err;
+      rows = [];
+    }
     if (rows[0]) return { restore: toRestore(rows[0]), created: true };
-    const [held] = await this.db.query<Row>('SELECT * FROM snapshot_restores WHERE idempotency_key = $1', [
-      r.idempotencyKey ?? null,
-    ]);
-    if (!held) throw new Error('idempotency key conflict but no restore holds the key');
-    return { restore: toRestore(held), created: false };
+    const raced = await held();
+    if (raced) return raced;
+    throw new RestoreInProgressError(r.officeId);
+  }
+
+  /** Restores of a snapshot (or of every snapshot of an office) still pending or running. */
+  async activeRestores(where: { snapshotId: string } | { officeId: string }): Promise<RestoreRecord[]> {
+    const [column, value] =
+      'snapshotId' in where ? ['snapshot_id', where.snapshotId] : ['office_id', where.officeId];
+    const rows = await this.db.query<Row>(
+      `SELECT * FROM snapshot_restores WHERE ${column} = $1 AND status IN ('pending', 'running')`,
+      [value],
+    );
+    return rows.map(toRestore);
   }
 
   async getRestore(id: string): Promise<RestoreRecord | undefined> {

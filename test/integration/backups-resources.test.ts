@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRestoreId } from '../../api/backups/snapshot-model.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
 import {
   BOOTSTRAP,
@@ -191,6 +192,46 @@ describe('snapshot part 1: resources and integration Secrets', () => {
     expect(done.status).toBe('failed');
     expect(done.report.resources.detail).toContain('is gone from namespace');
     expect(done.error).toContain('resources:');
+  });
+
+  it('runs one restore per office at a time, and will not delete a snapshot being restored', async () => {
+    const repo = s.app.colony.storage.snapshots;
+    const { restore: busy } = await repo.createRestore(
+      { id: newRestoreId(), snapshotId: snap.id, officeId: office.id, createdBy: 't', report: {} },
+      Date.now(),
+    );
+    const refused = await s.app.inject({
+      method: 'POST',
+      url: `/api/snapshots/${snap.id}/restore`,
+      headers: auth,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().detail).toBe(
+      `A restore of office ${office.id} is already in progress (${busy.id}); wait for it to finish.`,
+    );
+    const del = await s.app.inject({ method: 'DELETE', url: `/api/snapshots/${snap.id}`, headers: auth });
+    expect(del.statusCode).toBe(409);
+    await repo.updateRestore(busy.id, { status: 'failed', error: 'abandoned' }, Date.now());
+    expect((await restore(snap.id, { parts: ['database'] })).status).toBe('completed');
+  });
+
+  it('replaces an earlier attempt’s Secret when a retried capture reads new values', async () => {
+    const again = await snapshot();
+    await saveSecret(CHANGED);
+    const part = await s.app.colony.backups.resources?.capture({
+      blobs: s.app.colony.backups.blobs,
+      namespace: office.namespace,
+      officeId: office.id,
+      snapshotId: again.id,
+    });
+    expect(part?.status).toBe('completed');
+    const held = await core().readNamespacedSecret({
+      name: again.parts.resources.secretName,
+      namespace: office.namespace,
+    });
+    const copy = JSON.parse(Buffer.from(held.data?.[`openai-${office.id}`] ?? '', 'base64').toString());
+    expect(Buffer.from(copy.data.OPENAI_API_KEY, 'base64').toString()).toBe(CHANGED);
+    expect(held.immutable).toBe(true);
   });
 
   it('removes the snapshot Secret and blobs when the snapshot is deleted', async () => {

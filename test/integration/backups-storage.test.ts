@@ -1,6 +1,7 @@
 // Snapshot metadata, restores and schedules, run unchanged against embedded SQLite and real PostgreSQL.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { initialParts, newRestoreId, newSnapshotId } from '../../api/backups/snapshot-model.ts';
+import { RestoreInProgressError } from '../../api/storage/snapshots-repo.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
@@ -89,6 +90,35 @@ describe.each(storageTargets)('snapshots repository on $name', (t) => {
     expect([a?.created, b?.created].sort()).toEqual([false, true]);
     const r = await storage.snapshots.updateRestore(a.restore.id, { status: 'completed', completedAt: 3 }, 3);
     expect(r).toMatchObject({ status: 'completed', report: { database: { status: 'pending' } } });
+  });
+
+  it('allows one restore in progress per office, whatever the race, and replays a key', async () => {
+    const { snapshot: s } = await storage.snapshots.create(snapshot('o2'), 1);
+    const attempt = (key: string) =>
+      storage.snapshots
+        .createRestore(
+          {
+            id: newRestoreId(),
+            snapshotId: s.id,
+            officeId: 'o2',
+            createdBy: 'x',
+            report: {},
+            idempotencyKey: key,
+          },
+          2,
+        )
+        .then(
+          (r) => (r.created ? 'created' : 'replayed'),
+          (err) => (err instanceof RestoreInProgressError ? 'refused' : 'error'),
+        );
+    const outcomes = await Promise.all(['a', 'b', 'c', 'd', 'a'].map(attempt));
+    expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+    expect(outcomes).not.toContain('error');
+    const [active] = await storage.snapshots.activeRestores({ officeId: 'o2' });
+    expect(await attempt(active?.idempotencyKey ?? '')).toBe('replayed');
+    expect(await storage.snapshots.activeRestores({ snapshotId: s.id })).toHaveLength(1);
+    await storage.snapshots.updateRestore(active?.id ?? '', { status: 'completed' }, 3);
+    expect(await attempt('e')).toBe('created');
   });
 
   it('lets exactly one of two sweepers claim a due scheduled run', async () => {

@@ -13,6 +13,7 @@ import {
   outcomeOf,
   snapshotSecretName,
 } from '../../../api/backups/snapshot-model.ts';
+import { isPermanent } from '../../../api/backups/snapshot-runner.ts';
 
 describe('nextDailyRun', () => {
   const at = (iso: string) => Date.parse(iso);
@@ -86,4 +87,17 @@ describe('the per-snapshot Secret', () => {
       'Integration/openai',
     ]);
   });
+});
+
+describe('isPermanent', () => {
+  it.each([
+    [{ code: '42501' }, true],
+    [{ code: '42P01' }, true],
+    [{ code: '28P01' }, true],
+    [{ code: '3D000' }, true],
+    [{ code: '57P01' }, false],
+    [{ code: 'ECONNREFUSED' }, false],
+    [{ code: 500 }, false],
+    [new Error('x'), false],
+  ])('classifies %j as permanent: %s', (err, permanent) => expect(isPermanent(err)).toBe(permanent));
 });
