@@ -54,13 +54,13 @@ export class BackupServices {
       description: 'Takes one office snapshot (resources, database, volumes); see docs/backups.md.',
       input: z.strictObject({ snapshotId: z.string() }),
       maxAttempts: 10,
-      run: (input, { job }) => runSnapshot(deps, input.snapshotId, job),
+      run: (input, { job, signal }) => runSnapshot({ ...deps, signal }, input.snapshotId, job),
     };
     const restore: JobHandler<{ restoreId: string }> = {
       description: 'Restores an office from a snapshot; see docs/backups.md.',
       input: z.strictObject({ restoreId: z.string() }),
       maxAttempts: 5,
-      run: (input, { job }) => runRestore(deps, input.restoreId, job),
+      run: (input, { job, signal }) => runRestore({ ...deps, signal }, input.restoreId, job),
     };
     const sweep: JobHandler<{ slot: number }> = {
       description: 'Takes due scheduled snapshots, applies retention and re-enqueues itself.',

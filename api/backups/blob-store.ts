@@ -3,7 +3,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 export interface BlobStore {
@@ -37,7 +37,15 @@ export class FilesystemBlobStore implements BlobStore {
     source: Readable | AsyncIterable<Buffer | string> | Iterable<string>,
   ): Promise<number> {
     const path = this.path(key);
+    // A source failing while the folder is made (a closed connection) must reject, not crash.
+    let early: unknown;
+    const hold = (err: unknown) => {
+      early = err;
+    };
+    if (source instanceof Readable) source.once('error', hold);
     await mkdir(dirname(path), { recursive: true });
+    if (source instanceof Readable) source.off('error', hold);
+    if (early) throw early;
     const partial = `${path}.partial`;
     const out = createWriteStream(partial);
     await pipeline(source, out);

@@ -37,10 +37,25 @@ const skipped = (database: string | null, detail: string): DatabasePart => ({
   detail,
 });
 
-async function connect(url: string): Promise<pg.Client> {
+/**
+ * A client of its own (COPY needs one connection throughout). An abort — the job runner stopping —
+ * closes it, so a long dump or load ends at once: the dump's job is retried later, the load's
+ * transaction is rolled back by the server.
+ */
+async function connect(url: string, signal?: AbortSignal): Promise<pg.Client> {
+  signal?.throwIfAborted();
   const client = new pg.Client({ connectionString: url, application_name: 'colony-backups' });
   client.on('error', () => {});
   await client.connect();
+  if (signal?.aborted) {
+    await client.end();
+    signal.throwIfAborted();
+  }
+  const abort = () => {
+    client.end().catch(() => {});
+  };
+  signal?.addEventListener('abort', abort, { once: true });
+  client.on('end', () => signal?.removeEventListener('abort', abort));
   return client;
 }
 
@@ -71,8 +86,13 @@ async function sequences(client: pg.Client): Promise<DumpedSequence[]> {
 }
 
 /** Dumps every user table of one database (any URL) into `<prefix>/NNNN.copy` blobs plus a manifest. */
-export async function dumpDatabase(url: string, blobs: BlobStore, prefix: string): Promise<DatabaseManifest> {
-  const client = await connect(url);
+export async function dumpDatabase(
+  url: string,
+  blobs: BlobStore,
+  prefix: string,
+  signal?: AbortSignal,
+): Promise<DatabaseManifest> {
+  const client = await connect(url, signal);
   try {
     // One snapshot of the whole database: tables dumped later see the same moment as the first.
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -105,6 +125,7 @@ export async function captureOfficeDatabase(args: {
   officeId: string;
   snapshotId: string;
   blobs: BlobStore;
+  signal?: AbortSignal | undefined;
 }): Promise<DatabasePart> {
   const database = officeDatabaseName(args.officeId);
   if (!args.adminUrl)
@@ -115,6 +136,7 @@ export async function captureOfficeDatabase(args: {
     databaseUrl(args.adminUrl, database),
     args.blobs,
     `${args.snapshotId}/database`,
+    args.signal,
   );
   return {
     status: 'completed',
@@ -145,8 +167,9 @@ export async function loadDatabase(
   url: string,
   blobs: BlobStore,
   manifest: DatabaseManifest,
+  signal?: AbortSignal,
 ): Promise<number> {
-  const client = await connect(url);
+  const client = await connect(url, signal);
   try {
     await client.query('BEGIN');
     const differences = schemaDifferences(manifest.tables, await liveColumns(client, manifest.tables));
@@ -195,6 +218,7 @@ export async function restoreOfficeDatabase(args: {
   adminUrl: string | undefined;
   snapshotId: string;
   blobs: BlobStore;
+  signal?: AbortSignal | undefined;
 }): Promise<NonNullable<RestoreReport['database']>> {
   const manifest = JSON.parse(
     await readBlobText(args.blobs, `${args.snapshotId}/database/manifest.json`),
@@ -205,6 +229,7 @@ export async function restoreOfficeDatabase(args: {
     throw new RestoreRefusedError(
       `The office database ${manifest.database} no longer exists; nothing was restored.`,
     );
-  const rows = await loadDatabase(databaseUrl(args.adminUrl, manifest.database), args.blobs, manifest);
+  const url = databaseUrl(args.adminUrl, manifest.database);
+  const rows = await loadDatabase(url, args.blobs, manifest, args.signal);
   return { status: 'completed', tables: manifest.tables.length, rows };
 }

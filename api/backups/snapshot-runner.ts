@@ -16,6 +16,8 @@ export interface RunnerDeps {
   volumes: OfficeVolumes | undefined;
   officeDatabaseUrl: string | undefined;
   now: () => number;
+  /** The job runner's: aborted when it stops, which closes database connections mid-dump. */
+  signal?: AbortSignal;
 }
 
 type PartName = keyof SnapshotParts;
@@ -47,7 +49,8 @@ async function capturePart(
   namespace: string | undefined,
 ): Promise<SnapshotParts[PartName]> {
   const args = { blobs: deps.blobs, officeId: s.officeId, snapshotId: s.id, namespace: namespace ?? '' };
-  if (name === 'database') return captureOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl });
+  if (name === 'database')
+    return captureOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl, signal: deps.signal });
   const gap = clusterGap(deps, namespace, s.officeId);
   if (gap) return { ...parts[name], status: 'failed', detail: gap } as SnapshotParts[PartName];
   if (name === 'resources') return (deps.resources as OfficeResources).capture(args);
@@ -147,7 +150,8 @@ async function restorePart(
     return { ...nothing, items: [] };
   }
   const args = { blobs: deps.blobs, snapshotId: s.id, officeId: s.officeId, namespace: namespace ?? '' };
-  if (name === 'database') return restoreOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl });
+  if (name === 'database')
+    return restoreOfficeDatabase({ ...args, adminUrl: deps.officeDatabaseUrl, signal: deps.signal });
   const gap = clusterGap(deps, namespace, s.officeId);
   if (gap) throw new RestoreRefusedError(gap);
   if (name === 'resources') return (deps.resources as OfficeResources).restore(args);

@@ -1,7 +1,11 @@
 // Part 2 of a snapshot against the real PostgreSQL: an office database made here, dumped with
 // COPY … TO STDOUT into the blob store and loaded back in one transaction, refused when the schema moved.
+
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FilesystemBlobStore } from '../../api/backups/blob-store.ts';
+import { dumpDatabase } from '../../api/backups/office-database.ts';
 import { officeDatabaseName } from '../../api/backups/render-database.ts';
 import {
   BOOTSTRAP,
@@ -11,7 +15,7 @@ import {
   startBackupsServer,
   type TestOffice,
 } from '../support/backups-office.ts';
-import type { TestServer } from '../support/server.ts';
+import { eventually, type TestServer } from '../support/server.ts';
 import { postgresUrl } from '../support/storage-targets.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
@@ -137,6 +141,32 @@ describe('snapshot part 2: the office database', () => {
     await db.query(
       'ALTER TABLE integ_notes.notes DROP COLUMN extra; ALTER TABLE public.kv ALTER COLUMN v TYPE text',
     );
+  });
+
+  it('stops a dump when the job runner stops, leaving no connection behind', async () => {
+    const url = new URL(postgresUrl());
+    url.pathname = `/${database}`;
+    const blobs = new FilesystemBlobStore(join(s.dataDir, 'aborted'));
+    for (const after of [0, 5, 15, 30]) {
+      const stop = new AbortController();
+      const dumping = dumpDatabase(url.toString(), blobs, `x${after}`, stop.signal);
+      setTimeout(() => stop.abort(), after);
+      // Either it finished before the abort landed, or it stopped with an error; it never hangs.
+      await dumping.catch(() => undefined);
+    }
+    const stopped = new AbortController();
+    stopped.abort();
+    await expect(dumpDatabase(url.toString(), blobs, 'y', stopped.signal)).rejects.toThrow(/abort/i);
+    const open = async () =>
+      Number(
+        (
+          await db.query(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'colony-backups' AND datname = $1",
+            [database],
+          )
+        ).rows[0].count,
+      );
+    await eventually(async () => (await open()) === 0);
   });
 
   it('refuses when a dumped table was dropped', async () => {
