@@ -25,3 +25,15 @@ export async function findSnapshot(
   requireOffice(principal, snapshot.officeId);
   return { snapshot, principal };
 }
+
+/** The office must exist in the cluster (a namespace labelled colony.ai/office=<id>): 404 otherwise. */
+export async function requireKnownOffice(services: AppServices, officeId: string): Promise<void> {
+  const resources = services.backups.resources;
+  if (!resources)
+    throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');
+  if (!(await resources.officeNamespace(officeId)))
+    throw new ProblemError(
+      'not_found',
+      `No office ${officeId}: no namespace is labelled colony.ai/office=${officeId}.`,
+    );
+}

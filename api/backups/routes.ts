@@ -12,7 +12,7 @@ import { ProblemError } from '../shared/problem.ts';
 import { installProblemHandlers } from '../shared/problem-handlers.ts';
 import { backupsAuthHook, principalOf } from './backups-auth.ts';
 import { registerRestoreRoutes } from './restore-routes.ts';
-import { findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
+import { findSnapshot, needs, POLL_AFTER_SECONDS, requireKnownOffice, secured } from './route-helpers.ts';
 import { registerScheduleRoutes } from './schedule-routes.ts';
 import { createBody, listQuery, snapshotListSchema, snapshotParams, snapshotSchema } from './schemas.ts';
 import {
@@ -87,16 +87,7 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
       const { office, description } = request.body;
       const principal = principalOf(request);
       requireOffice(principal, office);
-      if (!backups.resources)
-        throw new ProblemError(
-          'service_unavailable',
-          'No Kubernetes cluster is configured (set KUBECONFIG).',
-        );
-      if (!(await backups.resources.officeNamespace(office)))
-        throw new ProblemError(
-          'not_found',
-          `No office ${office}: no namespace is labelled colony.ai/office=${office}.`,
-        );
+      await requireKnownOffice(services, office);
       const key = request.headers['idempotency-key'];
       const hash = requestHash(request.body);
       const { snapshot, created } = await storage.snapshots.create(

@@ -5,7 +5,7 @@ import { problemResponses } from '../public/problem-responses.ts';
 import { requireOffice } from '../shared/authenticate.ts';
 import type { ScheduleRecord } from '../storage/snapshots-repo.ts';
 import { principalOf } from './backups-auth.ts';
-import { needs, secured } from './route-helpers.ts';
+import { needs, requireKnownOffice, secured } from './route-helpers.ts';
 import { officeParams, scheduleBody, scheduleSchema } from './schemas.ts';
 import { DEFAULT_SCHEDULE, nextDailyRun, presentSchedule } from './snapshot-model.ts';
 
@@ -32,11 +32,12 @@ export function registerScheduleRoutes(fastify: FastifyInstance): void {
         operationId: 'getSnapshotSchedule',
         summary: 'An office’s snapshot schedule and retention',
         params: officeParams,
-        response: { 200: scheduleSchema, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: scheduleSchema, ...problemResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => {
       requireOffice(principalOf(request), request.params.officeID);
+      await requireKnownOffice(services, request.params.officeID);
       return presentSchedule(await effective(request.params.officeID));
     },
   );
@@ -51,12 +52,13 @@ export function registerScheduleRoutes(fastify: FastifyInstance): void {
         summary: 'Turn an office’s daily snapshot on or off, and set its hour and retention',
         params: officeParams,
         body: scheduleBody,
-        response: { 200: scheduleSchema, ...problemResponses(400, 401, 403, 413, 415, 429) },
+        response: { 200: scheduleSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503) },
       },
     },
     async (request) => {
       const { officeID } = request.params;
       requireOffice(principalOf(request), officeID);
+      await requireKnownOffice(services, officeID);
       const saved = await storage.snapshots.putSchedule({
         officeId: officeID,
         enabled: request.body.enabled,

@@ -63,6 +63,17 @@ describe('GET and PUT /api/snapshots/schedules/{officeID}', () => {
     expect(res.json().code).toBe(code);
   });
 
+  it('answers 404 for an office with no namespace', async () => {
+    const res = await s.app.inject({
+      method: 'PUT',
+      url: '/api/snapshots/schedules/no-such-office',
+      headers: auth,
+      payload: { enabled: false },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(await s.app.colony.storage.snapshots.getSchedule('no-such-office')).toBeUndefined();
+  });
+
   it.each([
     [{ enabled: true, hourUtc: 24 }, 'body.hourUtc'],
     [{ enabled: 'yes' }, 'body.enabled'],
