@@ -47,7 +47,8 @@ export class FilesystemBlobStore implements BlobStore {
     if (source instanceof Readable) source.off('error', hold);
     if (early) throw early;
     const partial = `${path}.partial`;
-    const out = createWriteStream(partial);
+    // A large buffer lets fs batch the many small COPY chunks into few writev calls.
+    const out = createWriteStream(partial, { highWaterMark: 1 << 20 });
     await pipeline(source, out);
     // Renamed only once complete, so a crash mid-write never leaves a blob that looks whole.
     await rename(partial, path);

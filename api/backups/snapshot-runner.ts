@@ -72,24 +72,40 @@ function giveUp(parts: SnapshotParts, name: PartName, reason: string): SnapshotP
   return { ...parts, [name]: { ...parts[name], status: 'failed', detail: reason } };
 }
 
-/** Runs every part still pending, saving each outcome; on the last attempt an error fails the part. */
+/**
+ * Runs every part still pending, the three at once (they touch different systems), saving each
+ * outcome as it arrives; on the last attempt, or for an error no retry cures, the part fails.
+ */
 async function captureParts(
   deps: RunnerDeps,
   s: SnapshotRecord,
   job: JobRecord,
   namespace: string | undefined,
 ): Promise<SnapshotParts> {
-  let parts = s.parts as SnapshotParts;
-  for (const name of PART_NAMES) {
-    if (parts[name].status !== 'pending') continue;
-    try {
-      parts = { ...parts, [name]: await capturePart(deps, s, name, parts, namespace) };
-    } catch (err) {
-      if (!isFinal(job) && !isPermanent(err)) throw err;
-      parts = giveUp(parts, name, message(err));
-    }
-    await deps.repo.update(s.id, { parts }, deps.now());
-  }
+  const initial = s.parts as SnapshotParts;
+  let parts = initial;
+  let saved = Promise.resolve();
+  // Writes are chained so each one carries every outcome merged so far.
+  const record = (next: (p: SnapshotParts) => SnapshotParts) => {
+    parts = next(parts);
+    saved = saved.then(() => deps.repo.update(s.id, { parts }, deps.now()).then(() => undefined));
+    return saved;
+  };
+  const pending = PART_NAMES.filter((name) => initial[name].status === 'pending');
+  const outcomes = await Promise.allSettled(
+    pending.map(async (name) => {
+      try {
+        const value = await capturePart(deps, s, name, initial, namespace);
+        await record((p) => ({ ...p, [name]: value }));
+      } catch (err) {
+        if (!isFinal(job) && !isPermanent(err)) throw err;
+        await record((p) => giveUp(p, name, message(err)));
+      }
+    }),
+  );
+  await saved;
+  const retry = outcomes.find((o) => o.status === 'rejected');
+  if (retry) throw retry.reason;
   if (parts.volumes.status !== 'pending') return parts;
   if (!isFinal(job)) throw new Error('VolumeSnapshots are not ready yet; looking again later');
   return giveUp(parts, 'volumes', `Not ready after ${job.attempts} attempts.`);

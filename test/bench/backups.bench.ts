@@ -2,12 +2,14 @@
 // STDOUT of every user table into the filesystem blob store, manifest included) on an office
 // database of ~50 MB made here, against a bare COPY … TO STDOUT of the same tables, drained and
 // discarded, in the same run. Reported: time and MB/s of each, and the ratio. Target: within 1.5x.
+// With KUBECONFIG, also a whole snapshot and a database restore through the API.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { KubeConfig } from '@kubernetes/client-node';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { FilesystemBlobStore } from '../../api/backups/blob-store.ts';
@@ -19,6 +21,7 @@ import {
   LIST_TABLES,
   officeDatabaseName,
 } from '../../api/backups/render-database.ts';
+import { endToEnd } from './backups-end-to-end.ts';
 
 export interface BackupsBenchOptions {
   megabytes: number;
@@ -142,6 +145,15 @@ export async function benchBackups(opts: BackupsBenchOptions): Promise<boolean |
       `bare COPY TO STDOUT:      median ${bareMs.toFixed(0)} ms over ${opts.rounds} rounds, ${(mb(copied) / (bareMs / 1000)).toFixed(1)} MB/s`,
     );
     console.log(`ratio snapshot / bare COPY: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x)`);
+    const kubeconfig = process.env.KUBECONFIG;
+    if (kubeconfig) {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const e2e = await endToEnd({ kc, kubeconfig, officeId, adminUrl, dataDir: join(dir, 'e2e') });
+      console.log(
+        `end to end through the API (${e2e.status}): snapshot ${e2e.snapshotMs.toFixed(0)} ms request to completed (${(mb(dumped) / (e2e.snapshotMs / 1000)).toFixed(1)} MB/s; the job itself ${e2e.workMs} ms), database restore ${e2e.restoreMs.toFixed(0)} ms`,
+      );
+    } else console.log('end to end through the API: skipped (no KUBECONFIG)');
     return ratio <= TARGET_RATIO;
   } finally {
     rmSync(dir, { recursive: true, force: true });
