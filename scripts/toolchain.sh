@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Puts the pinned Node.js on PATH (cached outside the checkout) and installs npm dependencies.
 # Source it: `. scripts/toolchain.sh`. The machines ship an older Node, so we never rely on it.
+# Strict while it runs, then the caller's own options back: a script that sourced this under
+# `set -e` must keep failing on errors (CI relies on it), an interactive shell must not start to.
+# (Read from $- and shopt: `set +o` in a command substitution would see errexit already reset.)
+_colony_caller_opts="set +euo pipefail"
+case $- in *e*) _colony_caller_opts+="; set -e" ;; esac
+case $- in *u*) _colony_caller_opts+="; set -u" ;; esac
+if shopt -qo pipefail; then _colony_caller_opts+="; set -o pipefail"; fi
 set -euo pipefail
 
 COLONY_CACHE="${COLONY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/colony}"
@@ -26,4 +33,5 @@ if [ "${COLONY_SKIP_NPM_CI:-}" != "1" ] && { [ ! -f "$stamp" ] || [ "$(cat "$sta
   (cd "$repo_root" && npm ci --no-audit --no-fund)
   echo "$want" > "$stamp"
 fi
-set +euo pipefail
+eval "$_colony_caller_opts"
+unset _colony_caller_opts

@@ -37,6 +37,8 @@ export function buildLlmsTxt(i: LlmsInput): string {
     `- [OpenAPI description](${b}/openapi.json): every operation, parameter, response and problem schema`,
     `- [Pricing](${b}/api/v1/pricing): plans by slug, credit allowances, add-ons and usage charging`,
     `- [Commerce catalog](${b}/api/v1/commerce/catalog): item ids and prices both checkout protocols accept`,
+    `- [ACP discovery](${b}/.well-known/acp.json): Agentic Commerce Protocol checkout at ${b}/checkout_sessions (every API-Version from 2025-09-29 to 2026-04-17)`,
+    `- [UCP profile](${b}/.well-known/ucp): Universal Commerce Protocol checkout at ${b}/ucp/v1/checkout-sessions`,
     `- [Platform status](${b}/api/v1/status): health of each running service`,
     `- [Skills](${b}/api/v1/skills): published agent skills, paginated with nextCursor`,
     `- [MCP server](${b}/.well-known/oauth-protected-resource/mcp): Streamable HTTP at ${b}/mcp; get_pricing, get_platform_status, search_docs and list_skills need no credential, the cortex_* memory tools an OAuth token with memory:read or memory:write`,

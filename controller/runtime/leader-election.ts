@@ -23,7 +23,11 @@ export class LeaderElector {
   private readonly o: Required<Omit<LeaderElectionOptions, 'onError'>> &
     Pick<LeaderElectionOptions, 'onError'>;
   private timer: NodeJS.Timeout | undefined;
+  /** The round in progress, so stop() releases only after it and never races its write. */
+  private round: Promise<void> | undefined;
   private leading = false;
+  /** Whether the last round ended holding the Lease (it can, unannounced, when stop() came mid-round). */
+  private heldLastRound = false;
   private stopped = true;
   private lastRenewed = 0;
   /** What we last saw of someone else's record, and when we saw it change (local clock, no skew). */
@@ -41,14 +45,19 @@ export class LeaderElector {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    void this.tick();
+    this.runRound();
+  }
+
+  private runRound(): void {
+    this.round = this.tick();
   }
 
   /** Stops campaigning; a leader hands the Lease back so another replica can take over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (!this.leading) return;
+    await this.round;
+    if (!this.leading && !this.heldLastRound) return;
     this.setLeading(false);
     try {
       const lease = await this.read();
@@ -76,6 +85,9 @@ export class LeaderElector {
     } catch (err) {
       this.o.onError?.(err);
     }
+    this.heldLastRound = held;
+    // stop() was called during this round: it owns the hand-over; announcing a lead now would be false.
+    if (this.stopped) return;
     if (held) {
       this.lastRenewed = Date.now();
       this.setLeading(true);
@@ -83,7 +95,7 @@ export class LeaderElector {
       // Past the renew deadline another replica may already have taken over: stop acting now.
       this.setLeading(false);
     }
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.o.retryPeriodMs);
+    this.timer = setTimeout(() => this.runRound(), this.o.retryPeriodMs);
   }
 
   private renewExpired(): boolean {

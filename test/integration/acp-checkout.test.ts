@@ -203,6 +203,20 @@ describe('ACP refusals', () => {
       '$.buyer.email',
     ],
     ['line_items of the wrong type', { line_items: 'plan_pro_monthly' }, 'invalid_request', '$.line_items'],
+    [
+      'more lines than allowed',
+      { line_items: Array.from({ length: 21 }, () => planLine()) },
+      'invalid_request',
+      '$.line_items',
+    ],
+    [
+      'an absurd quantity',
+      { line_items: [planLine('plan_pro_monthly', 1_000_000)] },
+      'invalid_request',
+      '$.line_items[0].quantity',
+    ],
+    ['a JSON array body', [planLine()], 'invalid_request', undefined],
+    ['a JSON null body', 'null', 'invalid_request', '$.line_items'],
   ])('refuses %s with 400', async (_name, body, code, param) => {
     const res = await acp(s.app, 'POST', '/checkout_sessions', body);
     expect(res.statusCode).toBe(400);

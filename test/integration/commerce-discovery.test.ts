@@ -42,6 +42,13 @@ describe('commerce discovery', () => {
     expect(doc.body).toContain('ai.colony.hosted_billing');
   });
 
+  it('points agents at both checkout protocols from /llms.txt', async () => {
+    const llms = (await s.app.inject({ url: '/llms.txt' })).body;
+    expect(llms).toContain('(http://colony.test/.well-known/acp.json)');
+    expect(llms).toContain('(http://colony.test/.well-known/ucp)');
+    expect(llms).toContain('(http://colony.test/docs/commerce.md)');
+  });
+
   it('keeps checkout operations out of the public OpenAPI description', async () => {
     const paths = Object.keys((await s.app.inject({ url: '/openapi.json' })).json().paths);
     expect(paths.some((p) => p.startsWith('/checkout_sessions') || p.startsWith('/ucp'))).toBe(false);

@@ -53,6 +53,17 @@ describe('LeaderElector', () => {
     await b.stop();
   });
 
+  it('releases a Lease won by the round that stop() interrupted, and never announces that lead', async () => {
+    const log: string[] = [];
+    const a = elector('a', 'interrupted', log);
+    a.start(); // its first round is now in flight: reading and then creating the Lease
+    await a.stop();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(a.isLeader()).toBe(false);
+    expect(log).toEqual([]);
+    expect((await holder('interrupted'))?.holderIdentity ?? '').toBe('');
+  });
+
   it('takes over from a leader that died without releasing, once its Lease expires', async () => {
     const log: string[] = [];
     const a = elector('a', 'crash', log);

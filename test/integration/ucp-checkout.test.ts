@@ -69,6 +69,14 @@ describe('/.well-known/ucp', () => {
     },
   );
 
+  it("links identity to Colony's own OAuth 2.1 authorization server", async () => {
+    const profile = (await s.app.inject({ url: '/.well-known/ucp' })).json();
+    const linking = profile.ucp.capabilities['dev.ucp.common.identity_linking'][0].config;
+    const metadata = await s.app.inject({ url: new URL(linking.authorization_server).pathname });
+    expect(metadata.statusCode).toBe(200);
+    expect(metadata.json().issuer).toBe('http://colony.test');
+  });
+
   it('links the older version from the current profile', async () => {
     const profile = (await s.app.inject({ url: '/.well-known/ucp' })).json();
     expect(profile.ucp.supported_versions).toEqual({

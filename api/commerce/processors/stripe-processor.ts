@@ -1,6 +1,7 @@
 // The Stripe processor: a Stripe Checkout Session in subscription mode, priced from the catalog lines
 // (price_data, so Stripe holds no second price list), with the plan's trial and automatic tax from the
 // billing address Stripe collects.
+import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import {
   type ConfirmedCheckout,
@@ -28,6 +29,15 @@ function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof
     maxNetworkRetries: 0,
     timeout: 10_000,
   };
+}
+
+export function stripeIdempotencyKey(c: ProcessorCheckout): string {
+  const cart = c.lines.map((l) => [l.itemId, l.quantity, l.unitAmount]);
+  const digest = createHash('sha256')
+    .update(JSON.stringify([cart, c.trialDays]))
+    .digest('hex')
+    .slice(0, 16);
+  return `colony-${c.sessionId}-${c.accountId}-${digest}`;
 }
 
 /** Stripe replaces this in success_url with the Checkout Session id. */
@@ -72,8 +82,9 @@ export class StripeProcessor implements PaymentProcessor {
         success_url: c.successUrl.replace(REFERENCE_PLACEHOLDER, STRIPE_SESSION_ID),
         cancel_url: c.cancelUrl,
       },
-      // One Stripe Checkout Session per Colony session and account, however often the owner clicks.
-      { idempotencyKey: `colony-${c.sessionId}-${c.accountId}` },
+      // One Stripe Checkout Session per Colony session, account and cart, however often the owner clicks;
+      // a cart an agent changed meanwhile is a new request, not one Stripe refuses as a key reuse.
+      { idempotencyKey: stripeIdempotencyKey(c) },
     );
     if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
     return { reference: session.id, redirectUrl: session.url };

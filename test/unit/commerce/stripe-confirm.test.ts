@@ -1,6 +1,8 @@
-// StripeProcessor.confirm maps a retrieved Checkout Session (stand-in client) onto the processor seam.
+// StripeProcessor.confirm maps a retrieved Checkout Session (stand-in client) onto the processor seam;
+// its idempotency key follows the cart.
 import { describe, expect, it } from 'vitest';
-import { StripeProcessor } from '../../../api/commerce/processors/stripe-processor.ts';
+import type { PricedLine } from '../../../api/commerce/checkout-pricing.ts';
+import { StripeProcessor, stripeIdempotencyKey } from '../../../api/commerce/processors/stripe-processor.ts';
 
 function withSession(session: Record<string, unknown>) {
   const client = { checkout: { sessions: { retrieve: async () => session } } } as never;
@@ -30,5 +32,27 @@ describe('StripeProcessor.confirm', () => {
     ['expired', { status: 'expired' }],
   ])('reports an %s session as not complete', async (_name, session) => {
     expect((await withSession({ id: 'cs_2', ...session }).confirm('cs_2')).status).toBe(session.status);
+  });
+});
+
+describe('stripeIdempotencyKey', () => {
+  const line = (itemId: string, unitAmount: number) =>
+    ({ itemId, quantity: 1, unitAmount }) as unknown as PricedLine;
+  const checkout = (lines: PricedLine[], accountId = 'acct_1') => ({
+    sessionId: 'cs_1',
+    accountId,
+    accountEmail: 'a@example.com',
+    lines,
+    trialDays: 14,
+    successUrl: 's',
+    cancelUrl: 'c',
+  });
+
+  it('is the same for repeated clicks and new for another cart or another account', () => {
+    const key = stripeIdempotencyKey(checkout([line('plan_pro_monthly', 9900)]));
+    expect(stripeIdempotencyKey(checkout([line('plan_pro_monthly', 9900)]))).toBe(key);
+    expect(key).toMatch(/^colony-cs_1-acct_1-[0-9a-f]{16}$/);
+    expect(stripeIdempotencyKey(checkout([line('plan_team_monthly', 29900)]))).not.toBe(key);
+    expect(stripeIdempotencyKey(checkout([line('plan_pro_monthly', 9900)], 'acct_2'))).not.toBe(key);
   });
 });
