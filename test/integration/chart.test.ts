@@ -296,7 +296,30 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       () => ({ verb: 'delete', group: 'colony.ai', resource: 'integrations', namespace: ns() }),
       true,
     ],
-    ['API reads Secrets back', 'api', () => ({ verb: 'get', resource: 'secrets', namespace: ns() }), false],
+    // Backups copy the Secrets integrations reference, by name, into a per-snapshot Secret.
+    [
+      'API reads a Secret by name',
+      'api',
+      () => ({ verb: 'get', resource: 'secrets', namespace: ns() }),
+      true,
+    ],
+    [
+      'API creates VolumeSnapshots',
+      'api',
+      () => ({
+        verb: 'create',
+        group: 'snapshot.storage.k8s.io',
+        resource: 'volumesnapshots',
+        namespace: ns(),
+      }),
+      true,
+    ],
+    [
+      'API deletes PVCs',
+      'api',
+      () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: ns() }),
+      false,
+    ],
     ['API lists Secrets', 'api', () => ({ verb: 'list', resource: 'secrets', namespace: ns() }), false],
     [
       'API patches workloads',
