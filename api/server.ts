@@ -150,7 +150,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const backups = new BackupServices({
     snapshots: storage.snapshots,
     jobs: storage.jobs,
-    dataDir: config.dataDir,
+    blobDir: config.backups.dir,
     kubeConfig: kc,
     officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
     sweepMs: config.backups.sweepSeconds * 1000,

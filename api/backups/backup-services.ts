@@ -1,5 +1,4 @@
 // Backups wiring: the blob store, cluster access, the three job types and the schedule sweep.
-import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { JobHandler } from '../domain/jobs/job-runner.ts';
@@ -16,7 +15,8 @@ export const BACKUP_JOB_TYPES = ['backups.snapshot', 'backups.restore', 'backups
 export interface BackupOptions {
   snapshots: SnapshotsRepo;
   jobs: JobsRepo;
-  dataDir: string;
+  /** The filesystem blob store's folder (COLONY_BACKUPS_DIR). */
+  blobDir: string;
   kubeConfig: KubeConfig | undefined;
   officeDatabaseUrl: string | undefined;
   /** How often the schedule sweep runs; 0 turns it off. */
@@ -39,7 +39,7 @@ export class BackupServices {
 
   constructor(opts: BackupOptions) {
     this.opts = opts;
-    this.blobs = opts.blobs ?? new FilesystemBlobStore(join(opts.dataDir, 'backups'));
+    this.blobs = opts.blobs ?? new FilesystemBlobStore(opts.blobDir);
     this.resources = opts.kubeConfig ? new OfficeResources(opts.kubeConfig) : undefined;
     this.volumes = opts.kubeConfig ? new OfficeVolumes(opts.kubeConfig) : undefined;
     const deps: RunnerDeps = {

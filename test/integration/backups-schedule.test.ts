@@ -192,7 +192,7 @@ function replicaOptions() {
   return {
     snapshots: s.app.colony.storage.snapshots,
     jobs: s.app.colony.storage.jobs,
-    dataDir: s.dataDir,
+    blobDir: s.app.colony.config.backups.dir,
     kubeConfig: kubeConfig(),
     officeDatabaseUrl: undefined,
     sweepMs: 0,
