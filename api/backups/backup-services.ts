@@ -138,7 +138,6 @@ export class BackupServices {
     if (this.opts.sweepMs > 0) await this.enqueueSweep(slot + 1);
     const { snapshots, now } = this.opts;
     const taken: string[] = [];
-    const expired: string[] = [];
     for (const { officeId } of await this.sweptOffices()) {
       const schedule = await snapshots.ensureSchedule({
         officeId,
@@ -146,20 +145,36 @@ export class BackupServices {
         nextRunAt: nextDailyRun(now(), DEFAULT_SCHEDULE.hourUtc),
         updatedAt: now(),
       });
-      if (schedule.enabled && schedule.nextRunAt <= now()) {
-        const id = await this.takeScheduled(
-          officeId,
-          schedule.nextRunAt,
-          nextDailyRun(now(), schedule.hourUtc),
-        );
-        if (id) taken.push(id);
-      }
-      for (const old of await snapshots.expired(officeId, now() - schedule.retentionDays * DAY_MS)) {
+      if (!schedule.enabled || schedule.nextRunAt > now()) continue;
+      const id = await this.takeScheduled(
+        officeId,
+        schedule.nextRunAt,
+        nextDailyRun(now(), schedule.hourUtc),
+      );
+      if (id) taken.push(id);
+    }
+    const expired = await this.applyRetention();
+    for (const orphan of await snapshots.orphans(now() - ORPHAN_AFTER_MS)) await this.enqueueSnapshot(orphan);
+    return { taken, expired };
+  }
+
+  /**
+   * Deletes scheduled snapshots past their office's retention. Every recorded schedule counts, also
+   * of offices whose namespace is gone, so their blobs do not outlive the retention either.
+   */
+  private async applyRetention(): Promise<string[]> {
+    const { snapshots, now } = this.opts;
+    const only = this.opts.watchNamespace
+      ? new Set((await this.sweptOffices()).map((o) => o.officeId))
+      : undefined;
+    const expired: string[] = [];
+    for (const schedule of await snapshots.schedules()) {
+      if (only && !only.has(schedule.officeId)) continue;
+      for (const old of await snapshots.expired(schedule.officeId, now() - schedule.retentionDays * DAY_MS)) {
         if (await this.deleteSnapshot(old)) expired.push(old.id);
       }
     }
-    for (const orphan of await snapshots.orphans(now() - ORPHAN_AFTER_MS)) await this.enqueueSnapshot(orphan);
-    return { taken, expired };
+    return expired;
   }
 
   private async sweptOffices(): Promise<{ officeId: string; namespace: string }[]> {

@@ -154,6 +154,39 @@ describe('the sweep', () => {
     ).rejects.toMatchObject({ code: 404 });
   });
 
+  it('applies retention to offices whose namespace is gone, removing their blobs', async () => {
+    const repo = s.app.colony.storage.snapshots;
+    await repo.putSchedule({
+      officeId: 'gone-office',
+      enabled: true,
+      hourUtc: 3,
+      retentionDays: 1,
+      nextRunAt: clock,
+      updatedAt: clock,
+    });
+    const { snapshot } = await repo.create(
+      {
+        id: newSnapshotId(),
+        officeId: 'gone-office',
+        trigger: 'schedule',
+        description: null,
+        parts: initialParts(),
+        createdBy: 'schedule',
+      },
+      clock - 2 * DAY_MS,
+    );
+    await repo.update(snapshot.id, { status: 'completed', completedAt: clock }, clock);
+    await s.app.colony.backups.blobs.put(`${snapshot.id}/resources.json`, ['{}']);
+    // Not in namespaced mode: this sweep sees every office, and new ones are first due tomorrow.
+    const { expired, taken } = await new BackupServices({
+      ...replicaOptions(),
+      watchNamespace: undefined,
+    }).sweep(9);
+    expect(taken).toEqual([]);
+    expect(expired).toEqual([snapshot.id]);
+    expect(await s.app.colony.backups.blobs.size(snapshot.id)).toBe(0);
+  });
+
   it('enqueues a snapshot whose job was never enqueued (the process died in between)', async () => {
     const { snapshot } = await s.app.colony.storage.snapshots.create(
       {
