@@ -4,6 +4,8 @@ import type { IntegrationRegistry } from '../integrations/registry/load-registry
 import type { BackupServices } from './backups/backup-services.ts';
 import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
+import type { ConnectService } from './connect/connect-service.ts';
+import type { TokenRefresher } from './connect/token-refresher.ts';
 import type { JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import type { CatalogItem } from './domain/pricing/catalog.ts';
 import type { PriceList } from './domain/pricing/price-list.ts';
@@ -11,6 +13,7 @@ import type { Probe } from './domain/status/probes.ts';
 import type { IdentityServices } from './identity/identity-services.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { OfficeCluster } from './office/office-cluster.ts';
+import type { TaskScheduler } from './office/task-scheduler.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
 import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import type { Storage } from './storage/storage.ts';
@@ -33,6 +36,11 @@ export interface AppServices {
   officeCluster: OfficeCluster | undefined;
   /** Snapshots and restores of offices (api/backups). */
   backups: BackupServices;
+  /** Files integrations' task templates into office task queues. */
+  taskScheduler: TaskScheduler;
+  /** The OAuth Connect flow (api/connect) and the refresher that keeps its tokens fresh. */
+  connect: ConnectService;
+  tokenRefresher: TokenRefresher;
   apiLimiter: RateLimiter;
   /** Checkout domain, checkout rate limit and URLs shared by ACP, UCP and the billing page. */
   commerce: CommerceServices;

@@ -43,6 +43,16 @@ export const envSchema = z.object({
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
+  COLONY_INIT_IMAGE: z.string().min(1).default('docker.io/library/node:24-bookworm'),
+  COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  COLONY_OFFICE_DATABASE_AGENT_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+(:\d+)?$/, 'must be host or host:port')
+    .optional(),
+  COLONY_OAUTH_CLIENTS: z.string().optional(),
+  COLONY_OAUTH_REFRESH_SECONDS: positiveInt.default(300),
+  COLONY_TASK_SCHEDULER_MS: positiveInt.default(15_000),
   COLONY_CHECKOUT_RATE_LIMIT: positiveInt.default(60),
   COLONY_IDEMPOTENCY_TTL_HOURS: positiveInt.min(24, 'must be at least 24 (hours)').default(24),
   COLONY_CHECKOUT_SWEEP_SECONDS: positiveInt.default(60),
@@ -53,7 +63,6 @@ export const envSchema = z.object({
     .optional(),
   COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
-  COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -85,9 +94,20 @@ export interface Config {
     resyncSeconds: number;
     /** Concurrent reconciles per queue. */
     workers: number;
+    /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
+    initImage: string;
+    /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
+    credentialChecks: boolean;
     /** The database layer's PostgreSQL server (admin URL); the layer is off without it. */
     officeDatabaseUrl: string | undefined;
+    officeDatabaseAgentHost: string | undefined;
   };
+  /** OAuth clients per integration id for the Connect flow (COLONY_OAUTH_CLIENTS, JSON). */
+  oauthClients: string | undefined;
+  /** Refresh OAuth access tokens this many seconds before they expire. */
+  oauthRefreshSeconds: number;
+  /** How often the task scheduler looks for due recurring tasks. */
+  taskSchedulerMs: number;
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
@@ -163,8 +183,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
+      initImage: e.COLONY_INIT_IMAGE,
+      credentialChecks: e.COLONY_CREDENTIAL_CHECKS,
       officeDatabaseUrl: e.COLONY_OFFICE_DATABASE_URL,
+      officeDatabaseAgentHost: e.COLONY_OFFICE_DATABASE_AGENT_HOST,
     },
+    oauthClients: e.COLONY_OAUTH_CLIENTS,
+    oauthRefreshSeconds: e.COLONY_OAUTH_REFRESH_SECONDS,
+    taskSchedulerMs: e.COLONY_TASK_SCHEDULER_MS,
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),
     rateLimit: {

@@ -53,6 +53,12 @@ async function main(): Promise<void> {
       namespace: k.watchNamespace,
       resyncSeconds: k.resyncSeconds,
       workers: k.workers,
+      layers: {
+        initImage: k.initImage,
+        credentialChecks: k.credentialChecks,
+        officeDatabaseUrl: k.officeDatabaseUrl,
+        officeDatabaseAgentHost: k.officeDatabaseAgentHost,
+      },
       metrics: createControllerMetrics(metrics.registry),
     });
     // The in-process controller's metrics are served on the API's /metrics.

@@ -16,6 +16,10 @@ import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
 import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
+import { ConnectService } from './connect/connect-service.ts';
+import { parseOAuthClients } from './connect/oauth-clients.ts';
+import { connectRoutes } from './connect/routes.ts';
+import { TokenRefresher } from './connect/token-refresher.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
@@ -36,8 +40,10 @@ import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
+import { TaskScheduler } from './office/task-scheduler.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { ProblemError } from './shared/problem.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
@@ -57,11 +63,12 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-// Tokens must never reach the logs, including ones a client wrongly put in the query string.
+// Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
+// the authorization codes providers send to /connect/callback.
 const redactUrl = (url: string): string =>
-  url.replace(/([?&](?:access_token|token)=)[^&]*/gi, '$1[REDACTED]');
+  url.replace(/([?&](?:access_token|token|code)=)[^&]*/gi, '$1[REDACTED]');
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
@@ -175,6 +182,26 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
   verifiers.push(...identity.verifiers);
 
+  const officeCluster = kc ? new OfficeCluster(kc) : undefined;
+  const taskScheduler = new TaskScheduler({
+    tasks: storage.tasks,
+    registry,
+    cluster: officeCluster,
+    log: app.log,
+    intervalMs: config.taskSchedulerMs,
+    now,
+  });
+  const oauthClients = parseOAuthClients(config.oauthClients);
+  const tokenRefresher = new TokenRefresher({
+    repo: storage.connect,
+    registry,
+    clients: oauthClients,
+    cluster: officeCluster,
+    log: app.log,
+    marginMs: config.oauthRefreshSeconds * 1000,
+    intervalMs: Math.min(config.oauthRefreshSeconds * 250, 60_000),
+    now,
+  });
   const catalog = buildCatalog(prices);
   const services: AppServices = {
     config,
@@ -188,8 +215,25 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     identity,
     registry,
     kubeConfig: kc,
-    officeCluster: kc ? new OfficeCluster(kc) : undefined,
+    officeCluster,
     backups,
+    taskScheduler,
+    connect: new ConnectService({
+      registry,
+      clients: oauthClients,
+      repo: storage.connect,
+      cluster: () => {
+        if (!officeCluster)
+          throw new ProblemError(
+            'service_unavailable',
+            'No Kubernetes cluster is configured (set KUBECONFIG).',
+          );
+        return officeCluster;
+      },
+      baseUrl: config.baseUrl,
+      now,
+    }),
+    tokenRefresher,
     apiLimiter: new RateLimiter({
       bucket: 'api',
       limit: config.rateLimit.apiPerWindow,
@@ -220,9 +264,12 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     done();
   });
   app.addHook('onReady', async () => {
-    if (opts.runJobs === false) return;
-    jobRunner.start();
-    await backups.startSweeps();
+    if (opts.runJobs !== false) {
+      jobRunner.start();
+      taskScheduler.start();
+      tokenRefresher.start();
+      await backups.startSweeps();
+    }
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -230,6 +277,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     await manager?.close();
     await jobRunner.stop();
+    await taskScheduler.stop();
+    await tokenRefresher.stop();
     await store.close?.();
     if (!opts.storage) await storage.close();
   });
@@ -252,6 +301,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   instrumentRequests(app, metrics);
   registerHealthRoutes(app, () => closing);
   await registerIdentity(app);
+  await app.register(connectRoutes);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
   await app.register(backupsPlugin, { prefix: '/api/snapshots' });
   await app.register(discoveryPlugin);

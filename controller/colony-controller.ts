@@ -5,6 +5,7 @@ import type {
   KubeConfig,
   KubernetesObject,
   V1Deployment,
+  V1Pod,
   V1Secret,
   V1Service,
   V1StatefulSet,
@@ -20,10 +21,14 @@ import {
   indexClusterView,
   integrationsOfSecret,
 } from './reconcilers/cluster-view.ts';
+import type { Fetcher } from './reconcilers/credential-check.ts';
+import { type DatabaseLayer, postgresDatabaseLayer } from './reconcilers/database-layer.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
+import { INIT_CONTAINER } from './render/init-script.ts';
 import {
   FIELD_MANAGER,
   LABEL_AGENT,
+  LABEL_GENERATED,
   LABEL_INSTANCE,
   LABEL_INTEGRATION,
   LABEL_MANAGED_BY,
@@ -48,7 +53,19 @@ export interface ColonyControllerOptions {
   namespace?: string;
   onError?: (key: string, err: unknown) => void;
   metrics?: ControllerMetrics;
+  /** Image of the agents' colony-init container. */
+  initImage?: string;
+  /** Admin URL of the PostgreSQL server holding the offices' databases (database layer). */
+  officeDatabaseUrl?: string | undefined;
+  /** host:port agents use to reach that server, when it differs from the admin URL's. */
+  officeDatabaseAgentHost?: string | undefined;
+  /** Run the credentialCheck layer (default off: the entry points turn it on from COLONY_CREDENTIAL_CHECKS). */
+  credentialChecks?: boolean;
+  /** The credentialCheck layer's HTTP client (tests may pass their own). */
+  fetcher?: Fetcher;
 }
+
+export const DEFAULT_INIT_IMAGE = 'docker.io/library/node:24-bookworm';
 
 const keyOf = (ns: string | undefined, name: string | undefined) =>
   ns && name ? `${ns}/${name}` : undefined;
@@ -77,6 +94,7 @@ export class ColonyController {
   private readonly agentDeps: AgentDeps;
   private readonly integrationDeps: IntegrationDeps;
   private readonly opts: ColonyControllerOptions;
+  private readonly database: DatabaseLayer | undefined;
   private running: Promise<void>[] = [];
 
   constructor(opts: ColonyControllerOptions) {
@@ -113,6 +131,7 @@ export class ColonyController {
         `${owned},${LABEL_INTEGRATION}`,
       ),
       services: inf<V1Service>('v1', 'Service', 'services', `${owned},${LABEL_INTEGRATION}`),
+      pods: inf<V1Pod>('v1', 'Pod', 'pods', LABEL_AGENT),
     };
     indexClusterView(this.view);
     const applier = serverSideApplier(opts.kc, FIELD_MANAGER);
@@ -124,8 +143,38 @@ export class ColonyController {
         .record(b, type, reason, message)
         .catch((err) => opts.onError?.(`event ${b.metadata?.name}`, err));
     };
-    this.agentDeps = { view: this.view, registry: opts.registry, applier, status, now, recordEvent };
-    this.integrationDeps = { view: this.view, registry: opts.registry, applier, status, kc: opts.kc, now };
+    this.database = opts.officeDatabaseUrl
+      ? postgresDatabaseLayer({
+          adminUrl: opts.officeDatabaseUrl,
+          agentHost: opts.officeDatabaseAgentHost,
+          registry: opts.registry,
+          view: this.view,
+          applier,
+          kc: opts.kc,
+        })
+      : undefined;
+    this.agentDeps = {
+      view: this.view,
+      registry: opts.registry,
+      applier,
+      status,
+      now,
+      recordEvent,
+      initImage: opts.initImage ?? DEFAULT_INIT_IMAGE,
+      credentialChecks: opts.credentialChecks ?? false,
+      database: this.database,
+    };
+    this.integrationDeps = {
+      view: this.view,
+      registry: opts.registry,
+      applier,
+      status,
+      kc: opts.kc,
+      now,
+      appliedClaims: new Set(),
+      credentialChecks: opts.credentialChecks ?? false,
+      ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
+    };
     this.wireEvents();
   }
 
@@ -179,12 +228,29 @@ export class ColonyController {
       integration(keyOf(i.metadata?.namespace, i.metadata?.name));
       usersOfSecret(i.metadata?.namespace, i.spec.secretName);
     };
+    // A credential check's verdict is status, but it decides whether agents get the integration.
+    const checkChanged = (i: IntegrationObject, old: IntegrationObject) =>
+      JSON.stringify(i.status?.credentialCheck ?? null) !==
+      JSON.stringify(old.status?.credentialCheck ?? null);
     this.view.integrations.on({
       add: onIntegration,
-      update: update<IntegrationObject>((i, old) => worthReconciling(i, old) && onIntegration(i)),
+      update: update<IntegrationObject>(
+        (i, old) => (worthReconciling(i, old) || checkChanged(i, old)) && onIntegration(i),
+      ),
       delete: onIntegration,
     });
-    const onSecret = (s: V1Secret) => usersOfSecret(s.metadata?.namespace, s.metadata?.name);
+    // Generated Secrets (credential files, database credentials) concern the users of their source.
+    const sourceOf = (s: V1Secret) => {
+      const name = s.metadata?.name ?? '';
+      if (s.metadata?.labels?.[LABEL_GENERATED] !== 'true') return name;
+      return name.endsWith('-files') ? name.slice(0, -'-files'.length) : name;
+    };
+    const onSecret = (s: V1Secret) => {
+      usersOfSecret(s.metadata?.namespace, sourceOf(s));
+      const binding = s.metadata?.ownerReferences?.find((o) => o.kind === 'AgentBinding');
+      const b = binding ? this.view.bindings.get(`${s.metadata?.namespace}/${binding.name}`) : undefined;
+      if (b) agent(keyOf(s.metadata?.namespace, b.spec.agentName));
+    };
     this.view.secrets.on({ add: onSecret, update: update<V1Secret>(onSecret), delete: onSecret });
     const onWorkload = (w: KubernetesObject) =>
       agent(keyOf(w.metadata?.namespace, w.metadata?.labels?.[LABEL_AGENT]));
@@ -200,6 +266,21 @@ export class ColonyController {
         delete: onWorkload,
       });
     }
+    // Only a change in the colony-init container's outcome matters for a pod.
+    const initState = (p: V1Pod) =>
+      JSON.stringify(
+        p.status?.initContainerStatuses?.find((c) => c.name === INIT_CONTAINER)?.state?.terminated
+          ?.exitCode ?? null,
+      ) +
+      JSON.stringify(
+        p.status?.initContainerStatuses?.find((c) => c.name === INIT_CONTAINER)?.lastState?.terminated
+          ?.exitCode ?? null,
+      );
+    this.view.pods.on({
+      add: onWorkload,
+      update: update<V1Pod>((p, old) => (p === old || initState(p) !== initState(old)) && onWorkload(p)),
+      delete: onWorkload,
+    });
     // The per-office service's readiness is part of the Integration's status: every change counts.
     for (const informer of [
       this.view.serviceDeployments,
@@ -244,6 +325,7 @@ export class ColonyController {
     this.agents.shutDown();
     this.integrations.shutDown();
     await Promise.all(this.running);
+    await this.database?.close();
   }
 
   /** One worker: take a key, reconcile it, retry with backoff on failure. */

@@ -22,6 +22,12 @@ async function main(): Promise<void> {
     namespace: config.kubernetes.watchNamespace,
     resyncSeconds: config.kubernetes.resyncSeconds,
     workers: config.kubernetes.workers,
+    layers: {
+      initImage: config.kubernetes.initImage,
+      credentialChecks: config.kubernetes.credentialChecks,
+      officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
+      officeDatabaseAgentHost: config.kubernetes.officeDatabaseAgentHost,
+    },
     metrics: createControllerMetrics(metrics),
   });
   registerControllerGauges(metrics, controllerState(running));

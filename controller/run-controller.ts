@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
-import { ColonyController } from './colony-controller.ts';
+import { ColonyController, type ColonyControllerOptions } from './colony-controller.ts';
 import type { ControllerMetrics, ControllerState } from './metrics.ts';
 import { countingKubeConfig } from './runtime/counting-kube-config.ts';
 import { LeaderElector } from './runtime/leader-election.ts';
@@ -42,6 +42,11 @@ export async function runController(opts: {
   metrics?: ControllerMetrics | undefined;
   resyncSeconds?: number | undefined;
   workers?: number | undefined;
+  /** Layer settings passed through to every term's controller. */
+  layers?: Pick<
+    ColonyControllerOptions,
+    'initImage' | 'credentialChecks' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'
+  >;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
   const metrics = opts.metrics;
@@ -66,6 +71,7 @@ export async function runController(opts: {
         ...(metrics ? { metrics } : {}),
         ...(opts.resyncSeconds ? { resyncMs: opts.resyncSeconds * 1000 } : {}),
         ...(opts.workers ? { workers: opts.workers } : {}),
+        ...opts.layers,
         onError: (key, err) =>
           opts.log.warn({ key, err: (err as Error).message }, 'reconcile failed; retrying with backoff'),
       });

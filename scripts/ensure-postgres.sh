@@ -28,7 +28,11 @@ cluster_port="$(pg_lsclusters -h | awk -v v="$version" '$1==v && $2=="main" {pri
 psql_admin() { as_root runuser -u postgres -- psql -v ON_ERROR_STOP=1 -qAt -p "$cluster_port" "$@"; }
 for _ in $(seq 1 30); do psql_admin -c 'select 1' >/dev/null 2>&1 && break; sleep 1; done
 if [ "$(psql_admin -c "select 1 from pg_roles where rolname='$user'")" != 1 ]; then
-  psql_admin -c "create role $user login password '$pass' createdb" >&2
+  psql_admin -c "create role $user login password '$pass' createdb createrole" >&2
+fi
+# The integrations' database layer creates a role per enabled agent: the test role needs CREATEROLE.
+if [ "$(psql_admin -c "select rolcreaterole from pg_roles where rolname='$user'")" != t ]; then
+  psql_admin -c "alter role $user createrole" >&2
 fi
 if [ "$(psql_admin -c "select 1 from pg_database where datname='$db'")" != 1 ]; then
   psql_admin -c "create database $db owner $user" >&2

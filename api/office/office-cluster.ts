@@ -1,16 +1,25 @@
 // The office-manager API's reads and writes in the cluster: offices, Secrets and the two kinds.
 import {
+  AppsV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   type KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { AgentBindingSpec, AgentBindingStatus } from '../../controller/api/agent-binding-types.ts';
-import { API_VERSION } from '../../controller/api/crds.ts';
+import { API_VERSION, GROUP, VERSION } from '../../controller/api/crds.ts';
 import type { IntegrationSpec, IntegrationStatus } from '../../controller/api/integration-types.ts';
-import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../controller/render/labels.ts';
+import {
+  ANNOTATION_ROLES,
+  LABEL_AGENT,
+  LABEL_MANAGED_BY,
+  LABEL_OFFICE,
+  MANAGED_BY,
+} from '../../controller/render/labels.ts';
 import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+import { parseRoles } from '../../integrations/registry/members-rules.ts';
 
 export const API_FIELD_MANAGER = 'colony-api';
 
@@ -21,11 +30,15 @@ const notFound = (err: unknown) => (err as { code?: number }).code === 404;
 
 export class OfficeCluster {
   private readonly core: CoreV1Api;
+  private readonly apps: AppsV1Api;
+  private readonly custom: CustomObjectsApi;
   private readonly objects: KubernetesObjectApi;
   private readonly applier: Applier;
 
   constructor(kc: KubeConfig) {
     this.core = kc.makeApiClient(CoreV1Api);
+    this.apps = kc.makeApiClient(AppsV1Api);
+    this.custom = kc.makeApiClient(CustomObjectsApi);
     this.objects = kc.makeApiClient(KubernetesObjectApi);
     this.applier = serverSideApplier(kc, API_FIELD_MANAGER);
   }
@@ -43,6 +56,16 @@ export class OfficeCluster {
     );
     const { stringData: _plain, ...rest } = secret;
     await this.applier.apply({ ...rest, data });
+  }
+
+  /** One value of a Secret, for the Connect flow's refresh (the refresh token); undefined when absent. */
+  async secretValue(namespace: string, name: string, key: string): Promise<string | undefined> {
+    const secret = await this.core.readNamespacedSecret({ name, namespace }).catch((err) => {
+      if (notFound(err)) return undefined;
+      throw err;
+    });
+    const value = secret?.data?.[key];
+    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
   }
 
   async saveIntegration(namespace: string, name: string, spec: IntegrationSpec): Promise<IntegrationObject> {
@@ -72,12 +95,47 @@ export class OfficeCluster {
     });
   }
 
-  async listIntegrations(namespace: string): Promise<IntegrationObject[]> {
-    return (await this.objects.list<IntegrationObject>(API_VERSION, 'Integration', namespace)).items;
+  /** The roles on the agent's workload (colony.ai/roles), or undefined when it has no workload yet. */
+  async agentRoles(namespace: string, agentName: string): Promise<string[] | undefined> {
+    const labelSelector = `${LABEL_AGENT}=${agentName}`;
+    const [sts, deps] = await Promise.all([
+      this.apps.listNamespacedStatefulSet({ namespace, labelSelector }),
+      this.apps.listNamespacedDeployment({ namespace, labelSelector }),
+    ]);
+    const w = sts.items[0] ?? deps.items[0];
+    return w ? parseRoles(w.metadata?.annotations?.[ANNOTATION_ROLES]) : undefined;
   }
 
-  async listBindings(namespace: string): Promise<AgentBindingObject[]> {
-    return (await this.objects.list<AgentBindingObject>(API_VERSION, 'AgentBinding', namespace)).items;
+  /** One namespace's, or every namespace's when none is given (following every page). */
+  async listIntegrations(namespace?: string): Promise<IntegrationObject[]> {
+    return this.listAll<IntegrationObject>('integrations', namespace);
+  }
+
+  async listBindings(namespace?: string): Promise<AgentBindingObject[]> {
+    return this.listAll<AgentBindingObject>('agentbindings', namespace);
+  }
+
+  // CustomObjectsApi returns the wire JSON, continue token included (KubernetesObjectApi drops it).
+  private async listAll<T>(plural: string, namespace?: string): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const common = {
+        group: GROUP,
+        version: VERSION,
+        plural,
+        limit: 500,
+        ...(token ? { _continue: token } : {}),
+      };
+      const page = (
+        namespace
+          ? await this.custom.listNamespacedCustomObject({ ...common, namespace })
+          : await this.custom.listClusterCustomObject(common)
+      ) as { items: T[]; metadata?: { continue?: string } };
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
   }
 
   /** Deletes the Integration and its Secret; answers false when there was nothing to delete. */

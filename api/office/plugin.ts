@@ -4,12 +4,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { renderCredentialFiles } from '../../controller/render/integration-layers.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
+import { recommendations } from '../../integrations/registry/composition.ts';
 import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice, requireScope } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
+import { guardEnable, guardMembers, guardRemove, guardSave, officeState } from './composition-guard.ts';
+import { connectionView, registerConnectStart } from './connect-start.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import {
   agentParams,
@@ -22,14 +26,15 @@ import {
   saveSecretBody,
   toggleAgentBody,
 } from './schemas.ts';
+import { registerTaskRoutes } from './tasks-routes.ts';
 import { checkCredentials } from './validate-credentials.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
-const officeProblems = problemResponses(400, 401, 403, 404, 429, 503);
+const officeProblems = problemResponses(400, 401, 403, 404, 409, 429, 503);
 
 export async function officePlugin(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, registry } = fastify.colony;
+  const { config, verifiers, registry, taskScheduler } = fastify.colony;
 
   const cluster = (): OfficeCluster => {
     const c = fastify.colony.officeCluster;
@@ -60,6 +65,9 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
     return m;
   };
 
+  registerTaskRoutes(fastify, office);
+  registerConnectStart(fastify, office);
+
   app.post(
     '/:officeID/integrations/:integration_id/secret',
     {
@@ -87,6 +95,26 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         );
       }
       const c = cluster();
+      guardSave(
+        registry,
+        manifest,
+        officeState(registry, await c.listIntegrations(namespace), []).configured,
+      );
+      const files = renderCredentialFiles(
+        {
+          manifest,
+          officeId: officeID,
+          namespace,
+          secretName: check.secretName,
+          instanceLabel: check.instanceLabel,
+        },
+        check.values,
+      );
+      if (files && !files.ok) {
+        throw new ProblemError('invalid_request', files.message, {
+          errors: [{ location: 'body.data', message: files.message }],
+        });
+      }
       await c.saveSecret(
         renderIntegrationSecret({
           manifest,
@@ -148,6 +176,28 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         );
       }
       const instanceLabel = configured.spec.instanceLabel;
+      const [integrations, bindings] = await Promise.all([
+        c.listIntegrations(namespace),
+        c.listBindings(namespace),
+      ]);
+      const state = officeState(registry, integrations, bindings, agentName);
+      const manifest = definition(integration_id);
+      if (request.body.enabled) {
+        guardEnable(registry, manifest, state.enabledForAgent, agentName);
+        const othersEnabled = bindings
+          .filter(
+            (b) =>
+              b.spec.enabled &&
+              b.spec.secretName === request.body.secretName &&
+              b.spec.agentName !== agentName,
+          )
+          .map((b) => b.spec.agentName)
+          .sort();
+        const roles = manifest.members?.requiredRoles.length ? await c.agentRoles(namespace, agentName) : [];
+        guardMembers(manifest, { agentName, roles, config: request.body.config ?? {}, othersEnabled });
+      } else {
+        guardRemove(registry, manifest, state.enabledForAgent, `for ${agentName}`);
+      }
       const binding = await c.saveBinding(
         namespace,
         `${agentName}-${integrationResourceName(integration_id, instanceLabel)}`,
@@ -157,9 +207,13 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
           ...(instanceLabel ? { instanceLabel } : {}),
           secretName: request.body.secretName,
           enabled: request.body.enabled,
+          ...(request.body.config ? { config: request.body.config } : {}),
         },
         officeID,
       );
+      // Task templates follow enablement at once; the scheduler's periodic sync catches the rest.
+      const after = [...bindings.filter((b) => b.metadata?.name !== binding.metadata?.name), binding];
+      await taskScheduler.syncOffice(officeID, integrations, after);
       return {
         officeId: officeID,
         integrationId: integration_id,
@@ -187,12 +241,14 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
       const { officeID } = request.params;
       const namespace = await office(request, officeID, 'offices:read');
       const c = cluster();
-      const [integrations, bindings] = await Promise.all([
+      const [integrations, bindings, connections] = await Promise.all([
         c.listIntegrations(namespace),
         c.listBindings(namespace),
+        fastify.colony.storage.connect.forOffice(officeID),
       ]);
       return {
         officeId: officeID,
+        recommendations: recommendations(registry.list(), officeState(registry, integrations, []).configured),
         integrations: integrations.map((i) => {
           const manifest = registry.get(i.spec.integrationId);
           const pending = manifest ? registrationEntry(manifest, i.spec.secretName) : undefined;
@@ -209,6 +265,11 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
                 AgentEnvVars: [],
               },
             conditions: i.status?.conditions ?? [],
+            connection: connectionView(
+              connections.find(
+                (k) => k.integrationId === i.spec.integrationId && k.instanceLabel === i.spec.instanceLabel,
+              ),
+            ),
             agents: bindings
               .filter((b) => b.spec.secretName === i.spec.secretName)
               .map((b) => ({
@@ -252,11 +313,23 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
         (i) => i.metadata?.name === integrationResourceName(integration_id, instance),
       );
       const secretName = configured?.spec.secretName ?? '';
+      if (configured) {
+        const all = await cluster().listIntegrations(namespace);
+        const others = all.filter((i) => i.metadata?.name !== configured.metadata?.name);
+        // Another instance of the same integration still provides what dependents need.
+        if (!others.some((i) => i.spec.integrationId === integration_id))
+          guardRemove(registry, manifest, officeState(registry, all, []).configured, 'in this office');
+      }
       const deleted = configured
         ? await cluster().deleteIntegration(namespace, configured.metadata?.name ?? '', secretName)
         : false;
       if (!deleted)
         throw new ProblemError('not_found', `${integration_id} is not configured in office ${officeID}.`);
+      await fastify.colony.storage.connect.remove({
+        officeId: officeID,
+        integrationId: integration_id,
+        instanceLabel: instance,
+      });
       return reply.code(204).send(null);
     },
   );

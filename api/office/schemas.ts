@@ -25,6 +25,10 @@ export const toggleAgentBody = z
   .strictObject({
     enabled: z.boolean(),
     secretName: z.string().min(1).max(253).describe('The Secret of the configured integration (or instance)'),
+    config: z
+      .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().max(4096))
+      .optional()
+      .describe('Per-agent settings declared by the integration’s members.agentConfig'),
   })
   .meta({ id: 'ToggleAgentIntegration' });
 
@@ -59,12 +63,26 @@ export const agentToggleSchema = z
 export const officeIntegrationsSchema = z
   .object({
     officeId: z.string(),
+    recommendations: z
+      .array(z.object({ integrationId: z.string(), name: z.string(), recommendedBy: z.array(z.string()) }))
+      .describe(
+        'Integrations the configured ones are composed with (composedWith) that are not configured yet',
+      ),
     integrations: z.array(
       z.object({
         integrationId: z.string(),
         instanceLabel: z.string().nullable(),
         registration: registrationSchema,
         conditions: z.array(condition),
+        connection: z
+          .object({
+            status: z.enum(['connected', 'refresh_failed']),
+            message: z.string().nullable().describe('Why the last refresh failed, and what to do'),
+            expiresAt: z.string().nullable().describe('When the current access token expires'),
+            connectedAt: z.string(),
+          })
+          .nullable()
+          .describe('The OAuth connection of an integration connected through /connect; null otherwise'),
         agents: z.array(
           z.object({ agentName: z.string(), enabled: z.boolean(), conditions: z.array(condition) }),
         ),
@@ -72,3 +90,16 @@ export const officeIntegrationsSchema = z
     ),
   })
   .meta({ id: 'OfficeIntegrations' });
+
+export const connectLinkSchema = z
+  .object({ connectUrl: z.string().describe('Open in a browser, signed in as a member of the office') })
+  .meta({ id: 'ConnectLink' });
+
+export const connectQuery = z.object({
+  instance: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be lowercase letters, digits and hyphens')
+    .max(63)
+    .optional()
+    .describe('Instance name, for integrations with several instances per office'),
+});

@@ -1,6 +1,7 @@
 // The public read API under /api/v1: problem+json errors, rate-limit headers, the nine operations.
 import type { FastifyInstance } from 'fastify';
 import { registerKeyRoutes } from '../identity/keys/routes.ts';
+import { integrationsPlugin } from '../integrations/plugin.ts';
 import { officePlugin } from '../office/plugin.ts';
 import { installProblemHandlers } from '../shared/problem-handlers.ts';
 import { apiRateLimit } from './api-rate-limit.ts';
@@ -21,6 +22,7 @@ export async function publicApiPlugin(app: FastifyInstance): Promise<void> {
   registerJobRoutes(app);
   registerBatchRoute(app);
   registerMeRoute(app);
+  await app.register(integrationsPlugin, { prefix: '/integrations' });
   registerKeyRoutes(app);
   // With COLONY_MANAGER_PORT set the office-manager API listens there only (api/office/manager-server.ts).
   if (config.managerPort === undefined) await app.register(officePlugin, { prefix: '/offices' });

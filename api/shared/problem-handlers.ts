@@ -50,11 +50,16 @@ export function sendProblem(
   baseUrl: string,
   code: ProblemCode,
   detail: string,
-  extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  extra: {
+    errors?: FieldError[];
+    headers?: Record<string, string>;
+    extensions?: Record<string, unknown>;
+  } = {},
 ): FastifyReply {
   const body = buildProblem(baseUrl, code, detail, request.url.split('?')[0] ?? request.url, {
     requestId: request.id,
     ...(extra.errors ? { errors: extra.errors } : {}),
+    ...(extra.extensions ? { extensions: extra.extensions } : {}),
   });
   return reply
     .code(body.status)
@@ -70,6 +75,7 @@ export function installProblemHandlers(scope: FastifyInstance, baseUrl: string):
       return sendProblem(reply, request, baseUrl, err.code, err.detail, {
         ...(err.errors ? { errors: err.errors } : {}),
         headers: err.headers,
+        extensions: err.extensions,
       });
     }
     const { code, detail, errors } = classify(err);

@@ -64,6 +64,18 @@ export const problemCatalogue = {
     title: 'Idempotency key reused with a different request',
     description: 'The Idempotency-Key was already used with a different request body.',
   },
+  composition_conflict: {
+    status: 409,
+    title: 'Integration composition conflict',
+    description:
+      'The integration needs others that are not configured (or enabled for the agent), conflicts with one that is, or is needed by one that is; `missing`, `conflicting` and `requiredBy` list exactly which.',
+  },
+  member_rule_violated: {
+    status: 409,
+    title: 'Integration member rule violated',
+    description:
+      'Enabling the integration for this agent breaks its members rules (required roles, maximum agent count, per-agent settings); `violations` names each rule.',
+  },
   rate_limited: {
     status: 429,
     title: 'Too many requests',
@@ -98,6 +110,8 @@ export interface ProblemBody {
   code: ProblemCode;
   requestId?: string;
   errors?: FieldError[];
+  /** Problem-specific members (RFC 9457 extensions), such as `missing` on a composition conflict. */
+  [extension: string]: unknown;
 }
 
 /** A typed error that any /api/v1 handler may throw; the problem plugin renders it. */
@@ -107,17 +121,23 @@ export class ProblemError extends Error {
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
   constructor(
     code: ProblemCode,
     detail: string,
-    extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    extra: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      extensions?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail);
     this.code = code;
     this.detail = detail;
     this.errors = extra.errors;
     this.headers = extra.headers ?? {};
+    this.extensions = extra.extensions ?? {};
   }
 
   get status(): number {
@@ -135,10 +155,11 @@ export function buildProblem(
   code: ProblemCode,
   detail: string,
   instance: string,
-  extra: { requestId?: string; errors?: FieldError[] } = {},
+  extra: { requestId?: string; errors?: FieldError[]; extensions?: Record<string, unknown> } = {},
 ): ProblemBody {
   const spec = problemCatalogue[code];
   const body: ProblemBody = {
+    ...extra.extensions,
     type: problemTypeUri(baseUrl, code),
     title: spec.title,
     status: spec.status,

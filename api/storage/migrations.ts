@@ -2,6 +2,7 @@
 import { backupsMigrations } from './migrations-backups.ts';
 import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
+import { integrationMigrations } from './migrations-integrations.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 
 export interface Migration {
@@ -88,6 +89,7 @@ export const migrations: readonly Migration[] = [
         );`,
     },
   },
+  ...integrationMigrations,
   ...commerceMigrations,
   ...identityMigrations,
   ...backupsMigrations,

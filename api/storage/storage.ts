@@ -1,7 +1,9 @@
 // Opens the configured database (embedded SQLite or PostgreSQL), migrates it and exposes the repositories.
+
 import { BillingHandoffsRepo } from './billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
+import { ConnectRepo } from './connect-repo.ts';
 import { IdentityRepos } from './identity-repos.ts';
 import { JobsRepo } from './jobs-repo.ts';
 import { migrate } from './migrations.ts';
@@ -12,6 +14,7 @@ import { SnapshotsRepo } from './snapshots-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 import { SubscriptionsRepo } from './subscriptions-repo.ts';
+import { TasksRepo } from './tasks-repo.ts';
 
 export type StorageTarget =
   | { kind: 'sqlite'; file: string }
@@ -22,6 +25,9 @@ export interface Storage {
   readonly skills: SkillsRepo;
   readonly jobs: JobsRepo;
   readonly rateLimitCounters: RateLimitCountersRepo;
+  readonly tasks: TasksRepo;
+  /** OAuth Connect states and connection records (api/connect). */
+  readonly connect: ConnectRepo;
   readonly checkoutSessions: CheckoutSessionsRepo;
   readonly checkoutIdempotency: CheckoutIdempotencyRepo;
   readonly subscriptions: SubscriptionsRepo;
@@ -55,6 +61,8 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     skills: new SkillsRepo(driver),
     jobs: new JobsRepo(driver),
     rateLimitCounters: new RateLimitCountersRepo(driver),
+    tasks: new TasksRepo(driver),
+    connect: new ConnectRepo(driver),
     checkoutSessions: new CheckoutSessionsRepo(driver),
     checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
     subscriptions: new SubscriptionsRepo(driver),

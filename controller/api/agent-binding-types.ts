@@ -9,6 +9,8 @@ export const agentBindingSpecSchema = z.strictObject({
   instanceLabel: dnsLabel.optional(),
   secretName: dnsLabel.describe('Secret whose keys are injected as env vars'),
   enabled: z.boolean(),
+  /** Per-agent settings of the members layer's agentConfig (plain values, never secrets). */
+  config: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().max(4096)).optional(),
 });
 
 export const agentBindingStatusSchema = z.strictObject({

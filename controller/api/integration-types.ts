@@ -26,6 +26,24 @@ export const integrationStatusSchema = z.strictObject({
   conditions: z.array(conditionSchema).optional(),
   /** Agents that currently have this integration injected. */
   enabledAgents: z.array(z.string()).optional(),
+  /** The credentialCheck layer's last verdict, for the Secret version it checked. */
+  credentialCheck: z
+    .strictObject({
+      ok: z.boolean(),
+      message: z.string().max(1024),
+      secretVersion: z.string(),
+      checkedAt: z.iso.datetime(),
+    })
+    .optional(),
+  /** OAuth integrations: when the access token expires and whether the last refresh worked. */
+  oauth: z
+    .strictObject({
+      state: z.enum(['connected', 'refresh_failed']),
+      expiresAt: z.iso.datetime().optional(),
+      message: z.string().max(1024),
+      refreshedAt: z.iso.datetime().optional(),
+    })
+    .optional(),
 });
 
 export type IntegrationSpec = z.infer<typeof integrationSpecSchema>;

@@ -2,6 +2,7 @@
 import type {
   KubernetesObject,
   V1Deployment,
+  V1Pod,
   V1Secret,
   V1Service,
   V1StatefulSet,
@@ -19,6 +20,8 @@ export interface ClusterView {
   /** Per-office service Deployments and Services (labelled colony.ai/integration). */
   serviceDeployments: Informer<V1Deployment>;
   services: Informer<V1Service>;
+  /** Agent pods that run a colony-init container (their template carries colony.ai/agent). */
+  pods: Informer<V1Pod>;
 }
 
 // Reconcilers look objects up by these keys on every pass; indexes keep that O(1) at any scale.
@@ -35,6 +38,11 @@ export function indexClusterView(view: ClusterView): void {
   const byAgentLabel = (o: KubernetesObject) => nsKey(o, o.metadata?.labels?.[LABEL_AGENT]);
   view.statefulSets.addIndex(BY_AGENT, byAgentLabel);
   view.deployments.addIndex(BY_AGENT, byAgentLabel);
+  view.pods.addIndex(BY_AGENT, byAgentLabel);
+}
+
+export function podsOfAgent(view: ClusterView, ns: string, agentName: string): V1Pod[] {
+  return view.pods.byIndex(BY_AGENT, `${ns}/${agentName}`);
 }
 
 export function bindingsOfAgent(view: ClusterView, ns: string, agentName: string): AgentBindingObject[] {

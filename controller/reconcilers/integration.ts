@@ -4,7 +4,15 @@
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationObject } from '../../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { Registration } from '../api/integration-types.ts';
+import type { IntegrationStatus, Registration } from '../api/integration-types.ts';
+import { driveClaimName, filesSecretName } from '../render/agent-layers.ts';
+import {
+  decodeSecretData,
+  type IntegrationContext,
+  renderCredentialCheck,
+  renderCredentialFiles,
+  renderSharedDriveClaim,
+} from '../render/integration-layers.ts';
 import { ANNOTATION_SPEC_HASH } from '../render/labels.ts';
 import { renderOfficeService } from '../render/office-service.ts';
 import { registrationEntry, sameRegistration } from '../render/registration.ts';
@@ -12,6 +20,7 @@ import type { Applier } from '../runtime/apply.ts';
 import { type NewCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';
+import { type Fetcher, runCredentialCheck } from './credential-check.ts';
 
 export interface IntegrationDeps {
   view: ClusterView;
@@ -20,6 +29,12 @@ export interface IntegrationDeps {
   status: StatusWriter;
   kc: KubeConfig;
   now: () => Date;
+  /** Whether the credentialCheck layer runs at all. */
+  credentialChecks?: boolean;
+  /** For the credentialCheck layer (tests pass their own). */
+  fetcher?: Fetcher;
+  /** Claims applied in this term: a claim is created once and never updated, so one apply suffices. */
+  appliedClaims?: Set<string>;
 }
 
 const ignoreNotFound = (err: unknown) => {
@@ -49,13 +64,27 @@ function decide(deps: IntegrationDeps, i: IntegrationObject) {
     manifest?.requiredSecrets.filter(
       (f) => f.key !== 'INSTANCE_LABEL' && f.required && !secret?.data?.[f.key],
     ) ?? [];
+  // OAuth integrations are complete once the Connect flow stored their tokens.
+  if (manifest?.oauth && !secret?.data?.[manifest.oauth.accessTokenKey])
+    missing.push({
+      key: manifest.oauth.accessTokenKey,
+      label: 'OAuth access token',
+      type: 'password',
+      required: true,
+      helpLabel: '',
+    });
   return { ns, manifest, secret, enabledAgents, missing };
 }
 
 type Decision = ReturnType<typeof decide>;
+type LayerProblem = { reason: string; message: string } | undefined;
 
 /** The registration state and the Available condition that explains it. */
-function assess(i: IntegrationObject, d: Decision): { state: Registration['Status']; ready: NewCondition } {
+function assess(
+  i: IntegrationObject,
+  d: Decision,
+  problem: LayerProblem,
+): { state: Registration['Status']; ready: NewCondition } {
   const observedGeneration = i.metadata?.generation ?? 0;
   const no = (reason: string, message: string) => ({
     state: 'error' as const,
@@ -69,6 +98,7 @@ function assess(i: IntegrationObject, d: Decision): { state: Registration['Statu
       `Secret ${i.spec.secretName} lacks ${d.missing.map((f) => f.key).join(', ')}`,
     );
   }
+  if (problem) return no(problem.reason, problem.message);
   const active = d.enabledAgents.length > 0;
   const message = active
     ? `enabled for ${d.enabledAgents.join(', ')}`
@@ -110,13 +140,7 @@ async function syncOfficeService(
     o?.metadata?.annotations?.[ANNOTATION_SPEC_HASH];
   if (hash(current) === hash(objects.deployment) && deps.view.services.get(`${d.ns}/${serviceName}`)) return;
   // The Deployment and Service belong to the Integration (deleted with it); the PVC does not.
-  const owner = {
-    apiVersion: i.apiVersion ?? '',
-    kind: 'Integration',
-    name: i.metadata?.name ?? '',
-    uid: i.metadata?.uid ?? '',
-    controller: true,
-  };
+  const owner = ownerOf(i);
   if (objects.pvc) await deps.applier.apply(objects.pvc);
   await deps.applier.apply({
     ...objects.deployment,
@@ -128,11 +152,96 @@ async function syncOfficeService(
   });
 }
 
+const ownerOf = (i: IntegrationObject) => ({
+  apiVersion: i.apiVersion ?? '',
+  kind: 'Integration',
+  name: i.metadata?.name ?? '',
+  uid: i.metadata?.uid ?? '',
+  controller: true,
+});
+
+/** Renders the credential files into their Secret (owned by the Integration) when they changed. */
+async function syncCredentialFiles(
+  deps: IntegrationDeps,
+  i: IntegrationObject,
+  ctx: IntegrationContext,
+  values: Record<string, string>,
+): Promise<LayerProblem> {
+  const rendered = renderCredentialFiles(ctx, values);
+  if (!rendered) return undefined;
+  if (!rendered.ok) return { reason: 'TemplateError', message: rendered.message };
+  const current = deps.view.secrets.get(`${ctx.namespace}/${filesSecretName(ctx.secretName)}`);
+  if (current?.metadata?.annotations?.['colony.ai/files-hash'] === rendered.hash) return undefined;
+  await deps.applier.apply({
+    ...rendered.secret,
+    metadata: { ...rendered.secret.metadata, ownerReferences: [ownerOf(i)] },
+  });
+  return undefined;
+}
+
+type CheckStatus = IntegrationStatus['credentialCheck'];
+
+/** Runs the credential check once per Secret version; its verdict gates the integration. */
+async function credentialCheck(
+  deps: IntegrationDeps,
+  i: IntegrationObject,
+  ctx: IntegrationContext,
+  d: Decision,
+): Promise<{ problem: LayerProblem; status: CheckStatus }> {
+  const version = d.secret?.metadata?.resourceVersion ?? '';
+  const previous = i.status?.credentialCheck;
+  const request = renderCredentialCheck(ctx, decodeSecretData(d.secret));
+  if (!request || !deps.credentialChecks) return { problem: undefined, status: undefined };
+  let status = previous;
+  if (previous?.secretVersion !== version) {
+    const verdict = request.ok ? await runCredentialCheck(request.request, deps.fetcher) : request;
+    status = {
+      ok: verdict.ok,
+      message: verdict.message,
+      secretVersion: version,
+      checkedAt: deps.now().toISOString(),
+    };
+  }
+  const problem = status?.ok
+    ? undefined
+    : { reason: 'CredentialCheckFailed', message: status?.message ?? 'not checked' };
+  return { problem, status };
+}
+
+/** The layers that belong to the office rather than to one agent. */
+async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decision) {
+  if (!d.manifest || !d.secret || d.missing.length > 0)
+    return { problem: undefined, check: i.status?.credentialCheck };
+  const ctx: IntegrationContext = {
+    manifest: d.manifest,
+    officeId: i.spec.officeId,
+    namespace: d.ns,
+    secretName: i.spec.secretName,
+    instanceLabel: i.spec.instanceLabel,
+  };
+  const values = decodeSecretData(d.secret);
+  const filesProblem = await syncCredentialFiles(deps, i, ctx, values);
+  const { problem, status } = await credentialCheck(deps, i, ctx, d);
+  const claim = renderSharedDriveClaim(ctx, i.metadata?.name ?? '');
+  const applied = deps.appliedClaims ?? new Set<string>();
+  // The drive is created the first time an agent enables the integration, and kept when none does.
+  if (
+    claim &&
+    d.enabledAgents.length > 0 &&
+    !applied.has(`${d.ns}/${driveClaimName(i.metadata?.name ?? '')}`)
+  ) {
+    await deps.applier.apply(claim);
+    applied.add(`${d.ns}/${claim.metadata?.name}`);
+  }
+  return { problem: filesProblem ?? problem, check: status };
+}
+
 export async function reconcileIntegration(deps: IntegrationDeps, ns: string, name: string): Promise<void> {
   const i = deps.view.integrations.get(`${ns}/${name}`);
   if (!i) return;
   const d = decide(deps, i);
-  const { state, ready } = assess(i, d);
+  const layers = await syncLayers(deps, i, d);
+  const { state, ready } = assess(i, d, layers.problem);
   await syncOfficeService(deps, i, d, state);
   const gen = i.metadata?.generation ?? 0;
   const known = d.manifest ?? {
@@ -147,12 +256,15 @@ export async function reconcileIntegration(deps: IntegrationDeps, ns: string, na
     sameConditions(i.status?.conditions, conditions) &&
     i.status?.observedGeneration === gen &&
     sameRegistration(i.status?.registration, registration) &&
-    (i.status?.enabledAgents ?? []).join(',') === d.enabledAgents.join(',');
+    (i.status?.enabledAgents ?? []).join(',') === d.enabledAgents.join(',') &&
+    JSON.stringify(i.status?.credentialCheck ?? null) === JSON.stringify(layers.check ?? null);
   if (unchanged) return;
   await deps.status.write('Integration', ns, name, {
     observedGeneration: gen,
     registration,
     conditions,
     enabledAgents: d.enabledAgents,
+    ...(layers.check ? { credentialCheck: layers.check } : {}),
+    ...(i.status?.oauth ? { oauth: i.status.oauth } : {}),
   });
 }

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { isReservedEnvKey } from '../../integrations/registry/reserved-keys.ts';
-import { ANNOTATION_CHECKSUM, ANNOTATION_INJECTED } from './labels.ts';
+import type { AgentLayers } from './agent-layers.ts';
+import { ANNOTATION_APPLIED, ANNOTATION_CHECKSUM, ANNOTATION_INJECTED, LABEL_AGENT } from './labels.ts';
 
 export interface Injection {
   integrationId: string;
@@ -41,22 +42,57 @@ export function renderEnv(injections: readonly Injection[]): V1EnvVar[] {
 }
 
 /** A hash of which secrets, at which versions, are injected; never of their contents. */
-export function credentialsChecksum(injections: readonly Injection[]): string {
-  const parts = [...injections]
-    .map((i) => `${i.secretName}@${i.secretVersion}:${[...i.envVars].sort().join(',')}`)
-    .sort();
+export function credentialsChecksum(injections: readonly Injection[], extra: readonly string[] = []): string {
+  const parts = [
+    ...injections.map((i) => `${i.secretName}@${i.secretVersion}:${[...i.envVars].sort().join(',')}`),
+    ...extra,
+  ].sort();
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
 }
 
+export const NO_LAYERS: AgentLayers = {
+  volumes: [],
+  mounts: [],
+  initContainer: undefined,
+  config: undefined,
+  checksumParts: [],
+};
+
+/** A hash of everything the apply body says, kept on the workload so a no-op reconcile writes nothing. */
+export function appliedHash(injections: readonly Injection[], layers: AgentLayers): string {
+  const body = JSON.stringify([
+    renderEnv(injections),
+    credentialsChecksum(injections, layers.checksumParts),
+    layers.volumes,
+    layers.mounts,
+    layers.initContainer ?? null,
+  ]);
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
 /** The server-side apply body for the workload: only the fields Colony owns. */
-export function renderAgentEnvApply(ref: AgentWorkloadRef, injections: readonly Injection[]) {
+export function renderAgentEnvApply(
+  ref: AgentWorkloadRef & { agentName?: string },
+  injections: readonly Injection[],
+  layers: AgentLayers = NO_LAYERS,
+) {
   const env = renderEnv(injections);
   const workloadAnnotations: Record<string, string> = {};
   const templateAnnotations: Record<string, string> = {};
-  if (env.length > 0) {
+  const owned = env.length > 0 || layers.volumes.length > 0 || !!layers.initContainer;
+  if (owned) {
     workloadAnnotations[ANNOTATION_INJECTED] = env.map((e) => e.name).join(',');
-    templateAnnotations[ANNOTATION_CHECKSUM] = credentialsChecksum(injections);
+    workloadAnnotations[ANNOTATION_APPLIED] = appliedHash(injections, layers);
+    templateAnnotations[ANNOTATION_CHECKSUM] = credentialsChecksum(injections, layers.checksumParts);
   }
+  const container: Record<string, unknown> = { name: ref.container };
+  if (env.length > 0) container.env = env;
+  if (layers.mounts.length > 0) container.volumeMounts = layers.mounts;
+  const podSpec: Record<string, unknown> = { containers: [container] };
+  if (layers.volumes.length > 0) podSpec.volumes = layers.volumes;
+  if (layers.initContainer) podSpec.initContainers = [layers.initContainer];
+  // Pods carry the agent label while an init container runs, so its failures can be read back.
+  const templateLabels = layers.initContainer && ref.agentName ? { [LABEL_AGENT]: ref.agentName } : {};
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,
@@ -68,12 +104,10 @@ export function renderAgentEnvApply(ref: AgentWorkloadRef, injections: readonly 
     },
     spec: {
       template: {
-        metadata: {
-          annotations: templateAnnotations,
-        },
-        // With nothing to inject the container entry carries no env: the apply then releases every
-        // entry Colony owned, and the API server removes them.
-        spec: { containers: [env.length > 0 ? { name: ref.container, env } : { name: ref.container }] },
+        metadata: { annotations: templateAnnotations, labels: templateLabels },
+        // With nothing to inject the container entry carries nothing else: the apply then releases
+        // every field Colony owned, and the API server removes them.
+        spec: podSpec,
       },
     },
   };

@@ -1,6 +1,6 @@
 // Pure: the Secret that holds one integration's credentials for one office (or one instance).
 import type { V1Secret } from '@kubernetes/client-node';
-import { INSTANCE_LABEL, type IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import { type IntegrationManifest, secretKeys } from '../../integrations/registry/manifest-schema.ts';
 import { LABEL_INSTANCE, LABEL_INTEGRATION, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from './labels.ts';
 
 export function renderIntegrationSecret(args: {
@@ -11,7 +11,8 @@ export function renderIntegrationSecret(args: {
   instanceLabel?: string | undefined;
   data: Record<string, string>;
 }): V1Secret {
-  const keys = args.manifest.requiredSecrets.map((f) => f.key).filter((k) => k !== INSTANCE_LABEL);
+  // Credential fields, and the Connect flow's tokens for an OAuth integration.
+  const keys = secretKeys(args.manifest);
   const stringData: Record<string, string> = {};
   for (const key of keys) {
     const value = args.data[key];

@@ -11,6 +11,12 @@ export const ANNOTATION_CHECKSUM = 'colony.ai/credentials-checksum';
 export const ANNOTATION_SPEC_HASH = 'colony.ai/spec-hash';
 /** On an agent workload: the env var names Colony injected, comma-separated. */
 export const ANNOTATION_INJECTED = 'colony.ai/injected-env';
+/** On an agent workload: hash of everything Colony applied to it (env, volumes, init container). */
+export const ANNOTATION_APPLIED = 'colony.ai/applied-hash';
+/** On an agent workload: comma-separated roles, for the members layer's requiredRoles. */
+export const ANNOTATION_ROLES = 'colony.ai/roles';
+/** On a Secret Colony generates (credential files, database credentials); the API's Secrets lack it. */
+export const LABEL_GENERATED = 'colony.ai/generated';
 /** On an agent workload: which container receives the env vars (default: the first). */
 export const ANNOTATION_AGENT_CONTAINER = 'colony.ai/agent-container';
 export const FIELD_MANAGER = 'colony-controller';

@@ -2,12 +2,14 @@
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
-// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_BACKUPS_MB and _ROUNDS the
-// backups one (with BENCH_DATABASE_URL or TEST_DATABASE_URL).
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_INTEGRATIONS_OFFICES,
+// _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
+// BENCH_DATABASE_URL or TEST_DATABASE_URL).
 import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
+import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -27,6 +29,13 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
     }),
   backups: () =>
     benchBackups({ megabytes: env('BENCH_BACKUPS_MB', 50), rounds: env('BENCH_BACKUPS_ROUNDS', 5) }),
+  integrations: () =>
+    benchIntegrations({
+      offices: env('BENCH_INTEGRATIONS_OFFICES', 100),
+      agentsPerOffice: env('BENCH_INTEGRATIONS_AGENTS', 10),
+      rounds: rounds,
+      toggles: env('BENCH_INTEGRATIONS_TOGGLES', 10),
+    }),
   identity: () =>
     benchIdentity({
       seconds,

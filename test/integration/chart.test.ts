@@ -296,13 +296,9 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       () => ({ verb: 'delete', group: 'colony.ai', resource: 'integrations', namespace: ns() }),
       true,
     ],
-    // Backups copy the Secrets integrations reference, by name, into a per-snapshot Secret.
-    [
-      'API reads a Secret by name',
-      'api',
-      () => ({ verb: 'get', resource: 'secrets', namespace: ns() }),
-      true,
-    ],
+    // One Secret at a time: the Connect flow's refresher reads an integration's refresh token, and
+    // backups copy the Secrets integrations reference into a per-snapshot Secret.
+    ['API reads a Secret', 'api', () => ({ verb: 'get', resource: 'secrets', namespace: ns() }), true],
     [
       'API creates VolumeSnapshots',
       'api',

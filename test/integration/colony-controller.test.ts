@@ -154,7 +154,13 @@ describe('ColonyController', () => {
     expect(warned.type).toBe('Warning');
     await createAgent('later');
     await eventually(async () => (await templateEnv('later')).includes('SLACK_BOT_TOKEN'), 15_000);
-    expect(await templateEnv('later')).toEqual(['OWN', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
+    // SLACK_DEFAULT_CHANNEL is Slack's per-agent setting (members.agentConfig), at its default.
+    expect(await templateEnv('later')).toEqual([
+      'OWN',
+      'SLACK_APP_TOKEN',
+      'SLACK_BOT_TOKEN',
+      'SLACK_DEFAULT_CHANNEL',
+    ]);
   });
 
   it('reports an unknown integration and a binding whose Integration is missing, without touching the agent', async () => {

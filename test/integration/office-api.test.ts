@@ -123,6 +123,41 @@ describe('POST /api/v1/offices/{officeID}/integrations/{id}/secret', () => {
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers['www-authenticate']).toContain('resource_metadata=');
   });
+
+  it('refuses malformed JSON, wrong types and oversize bodies with problem+json, writing nothing', async () => {
+    const raw = (payload: string, type = 'application/json') =>
+      s.app.inject({
+        method: 'POST',
+        url: `/api/v1/offices/${office}/integrations/discord/secret`,
+        payload,
+        headers: { ...auth, 'content-type': type },
+      });
+    const answers = [
+      await raw('{"data": {"DISCORD_BOT_TOKEN": '),
+      await raw('{"data": {"DISCORD_BOT_TOKEN": 42}}'),
+      await raw('{"data": ["bot-token"]}'),
+      await raw('{"data": {"DISCORD_BOT_TOKEN": "bot-token"}}', 'text/plain'),
+      await raw(JSON.stringify({ data: { DISCORD_BOT_TOKEN: 'x'.repeat(2_000_000) } })),
+    ];
+    expect(answers.map((a) => a.statusCode)).toEqual([400, 400, 400, 415, 413]);
+    for (const a of answers) expect(a.headers['content-type']).toContain('application/problem+json');
+    await expect(readSecret(`discord-${office}`)).rejects.toMatchObject({ code: 404 });
+  });
+
+  it('converges when many saves of one integration race: one Secret, one Integration, the last values', async () => {
+    const saves = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => saveSecret('gemini', { data: { GEMINI_API_KEY: `key-${i}` } })),
+    );
+    expect(saves.every((r) => r.statusCode === 200)).toBe(true);
+    const secret = await readSecret(`gemini-${office}`);
+    const value = Buffer.from(secret.data?.GEMINI_API_KEY ?? '', 'base64').toString();
+    expect(value).toMatch(/^key-\d+$/);
+    const list = await s.app.inject({ url: `/api/v1/offices/${office}/integrations`, headers: auth });
+    const gemini = list
+      .json()
+      .integrations.filter((i: { integrationId: string }) => i.integrationId === 'gemini');
+    expect(gemini).toHaveLength(1);
+  });
 });
 
 describe('POST /api/v1/offices/{officeID}/integrations/{id}/agents/{agentName}', () => {

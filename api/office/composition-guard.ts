@@ -1,0 +1,87 @@
+// Refusals of the office-manager API that depend on what else the office has: composability
+// (dependsOn, conflicts, and who depends on what) and the members layer's rules.
+import { checkComposition, dependentsOf } from '../../integrations/registry/composition.ts';
+import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
+import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import { type MemberCandidate, memberViolations } from '../../integrations/registry/members-rules.ts';
+import { ProblemError } from '../shared/problem.ts';
+import type { AgentBindingObject, IntegrationObject } from './office-cluster.ts';
+
+const ids = (list: { spec: { integrationId: string } }[]) => [
+  ...new Set(list.map((x) => x.spec.integrationId)),
+];
+
+/** What is configured in the office, and what is enabled for one agent (office-level services count for every agent). */
+export function officeState(
+  registry: IntegrationRegistry,
+  integrations: IntegrationObject[],
+  bindings: AgentBindingObject[],
+  agentName?: string,
+) {
+  const configured = ids(integrations);
+  const officeLevel = configured.filter((id) => registry.get(id)?.officeLevel);
+  const enabled = ids(bindings.filter((b) => b.spec.enabled && b.spec.agentName === agentName));
+  return { configured, enabledForAgent: [...new Set([...enabled, ...officeLevel])] };
+}
+
+function refuse(
+  verb: string,
+  m: IntegrationManifest,
+  where: string,
+  verdict: ReturnType<typeof checkComposition>,
+): never {
+  const parts = [
+    ...verdict.missing.map((x) => `needs ${x.ref} (${x.satisfiedBy.join(' or ')})`),
+    ...verdict.conflicting.map((x) => `conflicts with ${x.id}: ${x.because}`),
+  ];
+  throw new ProblemError('composition_conflict', `Cannot ${verb} ${m.id} ${where}: ${parts.join('; ')}.`, {
+    extensions: { missing: verdict.missing, conflicting: verdict.conflicting },
+  });
+}
+
+/** Saving credentials: dependencies configured in the office, no conflicting integration configured. */
+export function guardSave(registry: IntegrationRegistry, m: IntegrationManifest, configured: string[]): void {
+  const verdict = checkComposition(registry.list(), m, configured);
+  if (!verdict.ok) refuse('configure', m, 'in this office', verdict);
+}
+
+/** Enabling for an agent: dependencies enabled for the same agent, nothing conflicting enabled for it. */
+export function guardEnable(
+  registry: IntegrationRegistry,
+  m: IntegrationManifest,
+  enabledForAgent: string[],
+  agentName: string,
+): void {
+  const verdict = checkComposition(registry.list(), m, enabledForAgent);
+  if (!verdict.ok) refuse('enable', m, `for ${agentName}`, verdict);
+}
+
+/** Disabling or deleting: refused while another integration depends on this one as its only provider. */
+export function guardRemove(
+  registry: IntegrationRegistry,
+  m: IntegrationManifest,
+  present: string[],
+  where: string,
+): void {
+  const requiredBy = dependentsOf(registry.list(), m, present);
+  if (requiredBy.length === 0) return;
+  throw new ProblemError(
+    'composition_conflict',
+    `${requiredBy.join(', ')} ${requiredBy.length > 1 ? 'depend' : 'depends'} on ${m.id} ${where}; remove ${requiredBy.length > 1 ? 'them' : 'it'} first.`,
+    {
+      extensions: { missing: [], conflicting: [], requiredBy },
+    },
+  );
+}
+
+export function guardMembers(m: IntegrationManifest, candidate: MemberCandidate): void {
+  const violations = memberViolations(m, candidate);
+  if (violations.length === 0) return;
+  throw new ProblemError(
+    'member_rule_violated',
+    violations.map((v) => `${v.rule}: ${v.message}`).join('; '),
+    {
+      extensions: { violations },
+    },
+  );
+}

@@ -1,0 +1,10 @@
+// Every command, by group and name. Other groups (login, whoami, keys) add their files here.
+import type { Command } from '../args.ts';
+import { connect } from './integrations/connect.ts';
+import { list } from './integrations/list.ts';
+import { show } from './integrations/show.ts';
+import { validate } from './integrations/validate.ts';
+
+export const commands: Record<string, Record<string, Command>> = {
+  integrations: { validate, list, show, connect },
+};
