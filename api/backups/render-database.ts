@@ -1,15 +1,8 @@
 // Pure: names, SQL and checks for part 2 (the office database dump and its restore).
-import { createHash } from 'node:crypto';
+import { officeDatabase } from '../../controller/render/database-names.ts';
 
-/**
- * One database per office, named as the integrations' database layer names it
- * (controller/render/database-names.ts): `office_<id with - as _>`, hashed past 63 bytes.
- */
-export function officeDatabaseName(officeId: string): string {
-  const name = `office_${officeId.replaceAll('-', '_')}`;
-  if (name.length <= 63) return name;
-  return `office_${createHash('sha256').update(officeId).digest('hex').slice(0, 24)}`;
-}
+/** The office's database, named by the integrations' database layer, which creates it. */
+export const officeDatabaseName = officeDatabase;
 
 /** The admin URL pointed at another database on the same server. */
 export function databaseUrl(adminUrl: string, database: string): string {
