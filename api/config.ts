@@ -62,6 +62,10 @@ export const envSchema = z.object({
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key')
     .optional(),
   COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
+    .optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
 });
 
@@ -132,6 +136,8 @@ export interface Config {
     stripeSecretKey: string | undefined;
     /** Another Stripe API address (stripe-mock in tests). */
     stripeApiUrl: string | undefined;
+    /** Signing secret of the Stripe webhook endpoint; unset, the endpoint answers 503. */
+    stripeWebhookSecret: string | undefined;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
   };
@@ -212,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       processor: e.COLONY_PAYMENT_PROCESSOR,
       stripeSecretKey: e.STRIPE_SECRET_KEY,
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
+      stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
     },
   };

@@ -8,6 +8,7 @@ import { ucpPlugin } from '../ucp/plugin.ts';
 import { CURRENT_UCP_VERSION, UCP_VERSIONS } from '../ucp/versions.ts';
 import { acpDiscovery } from './acp-discovery.ts';
 import { billingPages } from './billing/routes.ts';
+import { stripeWebhook } from './billing/stripe-webhook.ts';
 import { startExpirySweeper } from './expiry-sweeper.ts';
 import { renderPrivacyPage, renderTermsPage } from './legal-pages.ts';
 
@@ -34,6 +35,7 @@ export async function commercePlugin(app: FastifyInstance): Promise<void> {
   });
 
   await app.register(billingPages);
+  await app.register(stripeWebhook, { prefix: '/billing/webhooks' });
 
   const acpDoc = JSON.stringify(acpDiscovery(base));
   app.get('/.well-known/acp.json', hidden, async (_request, reply) =>

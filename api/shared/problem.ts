@@ -91,6 +91,17 @@ export const problemCatalogue = {
     title: 'Service unavailable',
     description: 'A dependency needed for this operation is not reachable.',
   },
+  invalid_signature: {
+    status: 400,
+    title: 'Invalid signature',
+    description:
+      'A webhook signature header is missing, malformed, older than five minutes or does not match the body; nothing was done.',
+  },
+  not_configured: {
+    status: 503,
+    title: 'Not configured',
+    description: 'This server is not configured for this operation; the detail names the settings it needs.',
+  },
 } as const satisfies Record<string, ProblemSpec>;
 
 export type ProblemCode = keyof typeof problemCatalogue;

@@ -10,6 +10,7 @@ describe('commerce configuration', () => {
       idempotencyTtlHours: 24,
       allowInsecureProfiles: false,
       stripeSecretKey: undefined,
+      stripeWebhookSecret: undefined,
     });
   });
 
@@ -22,6 +23,7 @@ describe('commerce configuration', () => {
       /sandbox runs Stripe in test mode only/,
     ],
     ['idempotency keys kept under 24 hours', { COLONY_IDEMPOTENCY_TTL_HOURS: '12' }, /at least 24/],
+    ['a webhook secret that is not a signing secret', { STRIPE_WEBHOOK_SECRET: 'sk_test_abc' }, /whsec_/],
     ['an unknown processor', { COLONY_PAYMENT_PROCESSOR: 'paypal' }, /COLONY_PAYMENT_PROCESSOR/],
   ])('refuses %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -37,5 +39,15 @@ describe('commerce configuration', () => {
     expect(loadConfig(sandbox).commerce.stripeSecretKey).toBe('sk_test_abc');
     const live = { COLONY_PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_live_abc' };
     expect(loadConfig(live).commerce.processor).toBe('stripe');
+  });
+
+  it('takes a webhook signing secret and never repeats a refused one', () => {
+    const env = { COLONY_PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc' };
+    expect(loadConfig({ ...env, STRIPE_WEBHOOK_SECRET: 'whsec_abc123' }).commerce.stripeWebhookSecret).toBe(
+      'whsec_abc123',
+    );
+    expect(() => loadConfig({ ...env, STRIPE_WEBHOOK_SECRET: 'whsec_has spaces' })).toThrow(
+      /^(?![\s\S]*has spaces)[\s\S]*STRIPE_WEBHOOK_SECRET/,
+    );
   });
 });

@@ -1,0 +1,400 @@
+// Stripe's webhook on SQLite and PostgreSQL: a real Checkout Session created on stripe-mock through the
+// billing page, then signed events (built with the stripe package's own test header) that finish it with
+// the owner gone, replays and races with the owner's return, refused signatures, and a missing setup.
+import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AgentProfileServer,
+  startAgentProfileServer,
+  ucpAgent,
+} from '../conformance/agent-profile-server.ts';
+import { InjectBrowser } from '../support/browser.ts';
+import { acp, planLine } from '../support/checkout.ts';
+import { startTestServer, startTestServerOn, type TestServer } from '../support/server.ts';
+import { storageTargets } from '../support/storage-targets.ts';
+import { type StripeCheckoutDesk, startStripeCheckoutDesk } from '../support/stripe-checkout-desk.ts';
+import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
+
+const SECRET = `whsec_${randomBytes(24).toString('base64url').replaceAll('-', 'A')}`;
+const WEBHOOK = '/billing/webhooks/stripe';
+
+let mock: StripeMock;
+let desk: StripeCheckoutDesk;
+let agents: AgentProfileServer;
+beforeAll(async () => {
+  mock = await startStripeMock();
+  desk = await startStripeCheckoutDesk(mock.url);
+  agents = await startAgentProfileServer();
+});
+afterAll(async () => {
+  await agents.close();
+  await desk.close();
+  await mock.stop();
+});
+
+const stripeEnv = () => ({
+  COLONY_PAYMENT_PROCESSOR: 'stripe',
+  STRIPE_SECRET_KEY: 'sk_test_123',
+  COLONY_STRIPE_API_URL: desk.url,
+  STRIPE_WEBHOOK_SECRET: SECRET,
+  COLONY_CHECKOUT_RATE_LIMIT: '10000',
+  COLONY_UCP_ALLOW_INSECURE_PROFILES: 'true',
+});
+
+/** The event Stripe sends, as JSON text: the signature covers these exact bytes. */
+function eventBody(
+  type: string,
+  checkoutSessionId: string,
+  eventId = `evt_${randomBytes(12).toString('hex')}`,
+) {
+  return JSON.stringify({
+    id: eventId,
+    object: 'event',
+    api_version: '2025-10-29.clover',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: {
+      object: {
+        id: checkoutSessionId,
+        object: 'checkout.session',
+        mode: 'subscription',
+        status: 'complete',
+        payment_status: 'no_payment_required',
+      },
+    },
+  });
+}
+
+const signature = (payload: string, opts: { secret?: string; timestamp?: number } = {}) =>
+  Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: opts.secret ?? SECRET,
+    ...(opts.timestamp === undefined ? {} : { timestamp: opts.timestamp }),
+  });
+
+/** `null` sends no Stripe-Signature header at all. */
+function deliver(s: TestServer, payload: string, header: string | null = signature(payload)) {
+  return s.app.inject({
+    method: 'POST',
+    url: WEBHOOK,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      ...(header === null ? {} : { 'stripe-signature': header }),
+    },
+    payload,
+  });
+}
+
+let people = 0;
+
+describe.each(storageTargets)('Stripe webhook on $name', (t) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServerOn(t, stripeEnv(), { runJobs: false });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  const sessionOf = (id: string) => s.app.colony.storage.checkoutSessions.get(id);
+
+  /** An agent's checkout handed to a new owner who clicked pay and is now at Stripe Checkout. */
+  async function atStripe(protocol: 'acp' | 'ucp' = 'acp') {
+    const created =
+      protocol === 'acp'
+        ? await acp(s.app, 'POST', '/checkout_sessions', { line_items: [planLine()] })
+        : await acp(
+            s.app,
+            'POST',
+            '/ucp/v1/checkout-sessions',
+            { line_items: [planLine()] },
+            {
+              'ucp-agent': ucpAgent(agents),
+            },
+          );
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    const browser = new InjectBrowser(s.app);
+    const email = `payer-${++people}-${Date.now()}@example.com`;
+    expect((await browser.signUp({ name: 'Ada', email, password: 'analytical engine' })).statusCode).toBe(
+      303,
+    );
+    expect((await browser.get(`/checkout/${id}`)).statusCode).toBe(200);
+    const pay = await browser.submit(`/checkout/${id}/pay`, {});
+    expect(pay.statusCode, pay.body).toBe(303);
+    expect(pay.headers.location).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+    const [handoff] = await s.app.colony.storage.billingHandoffs.ofSession(id);
+    const account = await s.app.colony.storage.identity.accounts.byEmail(email);
+    if (!handoff || !account) throw new Error('no hand-off to Stripe');
+    const before = await sessionOf(id);
+    return { id, reference: handoff.reference, accountId: account.id, browser, revision: before?.revision };
+  }
+
+  async function expectNothingWritten(p: { id: string; reference: string; revision?: number }) {
+    const session = await sessionOf(p.id);
+    expect(session?.status).not.toBe('completed');
+    expect(session?.revision).toBe(p.revision);
+    expect(await s.app.colony.storage.subscriptions.bySession(p.id)).toBeUndefined();
+    expect((await s.app.colony.storage.billingHandoffs.get(p.reference))?.status).toBe('open');
+  }
+
+  async function expectCompletedOnce(p: { id: string; accountId: string; revision?: number }) {
+    const session = await sessionOf(p.id);
+    expect(session?.status).toBe('completed');
+    expect(session?.revision).toBe((p.revision ?? 0) + 1);
+    const sub = await s.app.colony.storage.subscriptions.bySession(p.id);
+    expect(sub).toMatchObject({
+      accountId: p.accountId,
+      checkoutSessionId: p.id,
+      processor: 'stripe',
+      status: 'trialing',
+      plan: 'pro',
+      testMode: true,
+    });
+    expect(sub?.processorRef).toMatch(/^sub_/);
+    expect(session?.order).toMatchObject({ subscriptionId: sub?.id, accountId: p.accountId });
+    expect((await s.app.colony.storage.subscriptions.ofAccount(p.accountId))?.id).toBe(sub?.id);
+    return sub;
+  }
+
+  it('finishes an ACP checkout the owner paid for and never came back from', async () => {
+    const p = await atStripe('acp');
+    desk.pay(p.reference);
+    const asked = desk.retrieved.get(p.reference) ?? 0;
+    const res = await deliver(s, eventBody('checkout.session.completed', p.reference));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ received: true, outcome: 'completed' });
+    // Stripe itself was asked, not the event believed.
+    expect(desk.retrieved.get(p.reference)).toBe(asked + 1);
+    await expectCompletedOnce(p);
+    expect((await s.app.colony.storage.billingHandoffs.get(p.reference))?.status).toBe('complete');
+    const agentView = await acp(s.app, 'GET', `/checkout_sessions/${p.id}`);
+    expect(agentView.json()).toMatchObject({ status: 'completed', order: { id: expect.any(String) } });
+  });
+
+  it('finishes a UCP checkout the same way', async () => {
+    const p = await atStripe('ucp');
+    expect(p.id).toMatch(/^ucs_/);
+    desk.pay(p.reference);
+    expect((await deliver(s, eventBody('checkout.session.completed', p.reference))).statusCode).toBe(200);
+    await expectCompletedOnce(p);
+    const agentView = await acp(s.app, 'GET', `/ucp/v1/checkout-sessions/${p.id}`, undefined, {
+      'ucp-agent': ucpAgent(agents),
+    });
+    expect(agentView.json().status).toBe('completed');
+  });
+
+  it('completes once when Stripe redelivers, and the async-payment event changes nothing', async () => {
+    const p = await atStripe();
+    desk.pay(p.reference);
+    const payload = eventBody('checkout.session.completed', p.reference);
+    const header = signature(payload);
+    expect((await deliver(s, payload, header)).statusCode).toBe(200);
+    const sub = await expectCompletedOnce(p);
+    for (const again of [
+      await deliver(s, payload, header),
+      await deliver(s, payload),
+      await deliver(s, eventBody('checkout.session.async_payment_succeeded', p.reference)),
+    ]) {
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json().outcome).toBe('completed');
+    }
+    expect((await expectCompletedOnce(p))?.id).toBe(sub?.id);
+  });
+
+  it('completes once when the webhook races the owner coming back', async () => {
+    const p = await atStripe();
+    desk.pay(p.reference);
+    const payload = eventBody('checkout.session.completed', p.reference);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => deliver(s, payload)),
+      ...Array.from({ length: 4 }, () => p.browser.get(`/checkout/${p.id}/return?reference=${p.reference}`)),
+    ]);
+    for (const [i, a] of answers.entries()) expect(a.statusCode, a.body).toBe(i < 4 ? 200 : 303);
+    await expectCompletedOnce(p);
+    // The owner's page shows the subscription the webhook (or their return) recorded.
+    expect((await p.browser.get(`/checkout/${p.id}`)).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['a missing Stripe-Signature header', (body: string) => deliver(s, body, null), 'invalid_signature'],
+    ['an empty Stripe-Signature header', (body: string) => deliver(s, body, ''), 'invalid_signature'],
+    ['a header that is not a signature', (body: string) => deliver(s, body, 'nonsense'), 'invalid_signature'],
+    [
+      'a signature made with another secret',
+      (body: string) => deliver(s, body, signature(body, { secret: 'whsec_another' })),
+      'invalid_signature',
+    ],
+    [
+      'a signature of another body',
+      (body: string) => deliver(s, body, signature(body.replace('"livemode":false', '"livemode":true'))),
+      'invalid_signature',
+    ],
+    [
+      'a signature older than five minutes',
+      (body: string) => deliver(s, body, signature(body, { timestamp: Math.floor(Date.now() / 1000) - 301 })),
+      'invalid_signature',
+    ],
+    [
+      'a signed body that is not JSON',
+      (body: string) => deliver(s, body.slice(0, -1), signature(body.slice(0, -1))),
+      'malformed_body',
+    ],
+    ['an unsigned body that is not JSON', (_body: string) => deliver(s, '{"id":', null), 'invalid_signature'],
+  ])('refuses %s with 400 and writes nothing', async (_name, send, code) => {
+    const p = await atStripe();
+    // Stripe would confirm this payment: only the refusal stops it from completing.
+    desk.pay(p.reference);
+    const res = await send(eventBody('checkout.session.completed', p.reference));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json()).toMatchObject({ status: 400, code });
+    expect(res.body).not.toContain(SECRET);
+    await expectNothingWritten(p);
+  });
+
+  it('records nothing for a second account whose payment arrives after another finished the checkout', async () => {
+    const first = await atStripe();
+    // A second owner opened the same continue_url and clicked pay too, before the first finished.
+    const browser = new InjectBrowser(s.app);
+    const email = `late-${Date.now()}@example.com`;
+    await browser.signUp({ name: 'Late', email, password: 'analytical engine' });
+    await browser.get(`/checkout/${first.id}`);
+    expect((await browser.submit(`/checkout/${first.id}/pay`, {})).statusCode).toBe(303);
+    const late = await s.app.colony.storage.identity.accounts.byEmail(email);
+    const lateHandoff = (await s.app.colony.storage.billingHandoffs.ofSession(first.id)).find(
+      (h) => h.accountId === late?.id,
+    );
+    if (!late || !lateHandoff) throw new Error('the second owner was not handed to Stripe');
+    const revision = (await sessionOf(first.id))?.revision;
+
+    desk.pay(first.reference);
+    desk.pay(lateHandoff.reference);
+    expect((await deliver(s, eventBody('checkout.session.completed', first.reference))).statusCode).toBe(200);
+    const res = await deliver(s, eventBody('checkout.session.completed', lateHandoff.reference));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true, outcome: 'finished_by_another' });
+    expect(await s.app.colony.storage.subscriptions.ofAccount(late.id)).toBeUndefined();
+    await expectCompletedOnce({ ...first, revision });
+  });
+
+  it('answers 200 and does nothing for a Checkout Session Colony did not start', async () => {
+    const res = await deliver(s, eventBody('checkout.session.completed', 'cs_test_not_ours'));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true });
+    expect(await s.app.colony.storage.billingHandoffs.get('cs_test_not_ours')).toBeUndefined();
+  });
+
+  it.each(['checkout.session.expired', 'customer.subscription.updated', 'invoice.paid'])(
+    'answers 200 and does nothing for %s',
+    async (type) => {
+      const p = await atStripe();
+      desk.pay(p.reference);
+      const res = await deliver(s, eventBody(type, p.reference));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ received: true });
+      await expectNothingWritten(p);
+    },
+  );
+
+  it('does not believe an event Stripe contradicts: 409, nothing written, Stripe will redeliver', async () => {
+    const p = await atStripe();
+    // Not paid: stripe-mock reports the Checkout Session open, whatever the signed event says.
+    const res = await deliver(s, eventBody('checkout.session.completed', p.reference));
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'conflict' });
+    await expectNothingWritten(p);
+  });
+
+  it('refuses a body over the limit with 413 and writes nothing', async () => {
+    const p = await atStripe();
+    desk.pay(p.reference);
+    const body = eventBody('checkout.session.completed', p.reference).replace(
+      '"livemode":false',
+      `"padding":"${'x'.repeat(600 * 1024)}","livemode":false`,
+    );
+    const res = await deliver(s, body);
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ code: 'payload_too_large' });
+    await expectNothingWritten(p);
+  });
+});
+
+describe('Stripe webhook when it is not set up', () => {
+  const payload = eventBody('checkout.session.completed', 'cs_test_x');
+
+  it.each([
+    ['Stripe without a webhook secret', { ...stripeEnvWithout('STRIPE_WEBHOOK_SECRET') }],
+    ['the test processor', { STRIPE_WEBHOOK_SECRET: SECRET }],
+  ])('answers 503 not_configured with %s', async (_name, env) => {
+    const s = await startTestServer(env, { runJobs: false });
+    try {
+      const res = await deliver(s, payload);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json()).toMatchObject({ code: 'not_configured', status: 503 });
+      expect(res.json().detail).toContain('STRIPE_WEBHOOK_SECRET');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+function stripeEnvWithout(name: string): Record<string, string> {
+  const env: Record<string, string> = {
+    COLONY_PAYMENT_PROCESSOR: 'stripe',
+    STRIPE_SECRET_KEY: 'sk_test_123',
+    COLONY_STRIPE_API_URL: 'http://127.0.0.1:9',
+    STRIPE_WEBHOOK_SECRET: SECRET,
+  };
+  delete env[name];
+  return env;
+}
+
+describe('Stripe webhook when Stripe cannot be asked', () => {
+  let s: TestServer;
+  let ownDesk: StripeCheckoutDesk;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    ownDesk = await startStripeCheckoutDesk(mock.url);
+    s = await startTestServer(
+      { ...stripeEnv(), COLONY_STRIPE_API_URL: ownDesk.url },
+      { runJobs: false, logger: { level: 'info', stream: { write: (l: string) => lines.push(l) } } },
+    );
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('answers 503 so Stripe redelivers, writes nothing, and logs no secret', async () => {
+    const id = (await acp(s.app, 'POST', '/checkout_sessions', { line_items: [planLine()] })).json().id;
+    const browser = new InjectBrowser(s.app);
+    await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
+    await browser.get(`/checkout/${id}`);
+    expect((await browser.submit(`/checkout/${id}/pay`, {})).statusCode).toBe(303);
+    const [handoff] = await s.app.colony.storage.billingHandoffs.ofSession(id);
+    const reference = handoff?.reference ?? '';
+    ownDesk.pay(reference);
+    await ownDesk.close();
+
+    const payload = eventBody('checkout.session.completed', reference, 'evt_outage');
+    const header = signature(payload);
+    const res = await deliver(s, payload, header);
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect((await s.app.colony.storage.checkoutSessions.get(id))?.status).not.toBe('completed');
+    expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+    expect((await s.app.colony.storage.billingHandoffs.get(reference))?.status).toBe('open');
+
+    expect((await deliver(s, payload, signature(payload, { secret: 'whsec_another' }))).statusCode).toBe(400);
+    const logged = lines.join('');
+    expect(logged).toContain('evt_outage');
+    expect(logged).not.toContain(SECRET);
+    expect(logged).not.toContain(header.split('v1=')[1] ?? header);
+    expect(logged).not.toContain('sk_test_123');
+  });
+});
