@@ -1,6 +1,7 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import type { BackupServices } from './backups/backup-services.ts';
 import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
 import type { ConnectService } from './connect/connect-service.ts';
@@ -33,6 +34,8 @@ export interface AppServices {
   kubeConfig: KubeConfig | undefined;
   /** Present when a cluster is configured; the office-manager API answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
+  /** Snapshots and restores of offices (api/backups). */
+  backups: BackupServices;
   /** Files integrations' task templates into office task queues. */
   taskScheduler: TaskScheduler;
   /** The OAuth Connect flow (api/connect) and the refresher that keeps its tokens fresh. */

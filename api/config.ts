@@ -16,6 +16,8 @@ export const envSchema = z.object({
   COLONY_ENVIRONMENT: z.enum(['production', 'sandbox']).default('production'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
+  COLONY_BACKUPS_SWEEP_SECONDS: z.coerce.number().int().min(0).default(300),
+  COLONY_BACKUPS_DIR: z.string().min(1).optional(),
   COLONY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   COLONY_MANAGER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   COLONY_CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
@@ -79,6 +81,11 @@ export interface Config {
   environment: 'production' | 'sandbox';
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   dataDir: string;
+  /**
+   * Backups (api/backups): how often the schedule sweep runs (0 turns scheduled snapshots off), and
+   * the blob store's folder, which every API replica must share.
+   */
+  backups: { sweepSeconds: number; dir: string };
   bootstrapToken: string | undefined;
   managerPort: number | undefined;
   controllerPort: number;
@@ -172,6 +179,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: 'postgres', url: e.DATABASE_URL }
       : { kind: 'sqlite', file: `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/colony.db` },
     dataDir: e.COLONY_DATA_DIR,
+    backups: {
+      sweepSeconds: e.COLONY_BACKUPS_SWEEP_SECONDS,
+      dir: e.COLONY_BACKUPS_DIR ?? `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/backups`,
+    },
     bootstrapToken: e.COLONY_BOOTSTRAP_TOKEN,
     managerPort: e.COLONY_MANAGER_PORT,
     controllerPort: e.COLONY_CONTROLLER_PORT,

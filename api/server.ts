@@ -11,6 +11,8 @@ import {
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { BackupServices } from './backups/backup-services.ts';
+import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
 import { commercePlugin } from './commerce/plugin.ts';
 import type { Config } from './config.ts';
@@ -152,13 +154,20 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const k = config.kubernetes;
   const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
   const probes = buildProbes(config, storage, now(), kc);
-  const jobHandlers = buildJobHandlers({
-    storage,
-    skillsDir: config.skillsDir,
-    baseUrl: config.baseUrl,
-    probes,
+  const backups = new BackupServices({
+    snapshots: storage.snapshots,
+    jobs: storage.jobs,
+    blobDir: config.backups.dir,
+    kubeConfig: kc,
+    officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
+    sweepMs: config.backups.sweepSeconds * 1000,
+    watchNamespace: k.watchNamespace,
     now,
   });
+  const jobHandlers = {
+    ...buildJobHandlers({ storage, skillsDir: config.skillsDir, baseUrl: config.baseUrl, probes, now }),
+    ...backups.jobHandlers,
+  };
   const jobRunner = new JobRunner({
     jobs: storage.jobs,
     handlers: jobHandlers,
@@ -207,6 +216,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     registry,
     kubeConfig: kc,
     officeCluster,
+    backups,
     taskScheduler,
     connect: new ConnectService({
       registry,
@@ -258,6 +268,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       jobRunner.start();
       taskScheduler.start();
       tokenRefresher.start();
+      await backups.startSweeps();
     }
   });
   app.addHook('preClose', async () => {
@@ -292,6 +303,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await registerIdentity(app);
   await app.register(connectRoutes);
   await app.register(publicApiPlugin, { prefix: '/api/v1' });
+  await app.register(backupsPlugin, { prefix: '/api/snapshots' });
   await app.register(discoveryPlugin);
   await app.register(mcpPlugin);
   await app.register(commercePlugin);

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const docsDir = new URL('../../docs/', import.meta.url);
 
 /** Docs served at /docs/<name>.md; decisions.md is for contributors and stays in the repository. */
-export const servedDocs = ['api', 'errors', 'auth', 'configuration', 'commerce'] as const;
+export const servedDocs = ['api', 'errors', 'auth', 'configuration', 'commerce', 'backups'] as const;
 
 export function readDoc(name: string, baseUrl: string): string {
   return readFileSync(new URL(`${name}.md`, docsDir), 'utf8').replaceAll('{base_url}', baseUrl);

@@ -51,7 +51,8 @@ export function registerJobRoutes(fastify: FastifyInstance): void {
           type,
           input,
           maxAttempts: handler.maxAttempts,
-          ...(key ? { idempotencyKey: key, requestHash: hash } : {}),
+          // Namespaced: internal jobs (backups) hold keys of their own in the same column.
+          ...(key ? { idempotencyKey: `public:${key}`, requestHash: hash } : {}),
         },
         now(),
       );

@@ -31,6 +31,8 @@ export interface NewJob {
   maxAttempts: number;
   idempotencyKey?: string;
   requestHash?: string;
+  /** Not before this time (epoch ms); now when absent. */
+  runAt?: number;
 }
 
 interface JobRow {
@@ -87,7 +89,7 @@ export class JobsRepo {
     const inserted = await this.db.query<JobRow>(
       `INSERT INTO jobs (id, type, status, input, attempts, max_attempts, run_at, created_at, updated_at,
          idempotency_key, request_hash)
-       VALUES ($1, $2, 'queued', $3, 0, $4, $5, $5, $5, $6, $7)
+       VALUES ($1, $2, 'queued', $3, 0, $4, $8, $5, $5, $6, $7)
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING *`,
       [
@@ -98,6 +100,7 @@ export class JobsRepo {
         now,
         job.idempotencyKey ?? null,
         job.requestHash ?? null,
+        job.runAt ?? now,
       ],
     );
     if (inserted[0]) return { job: toRecord(inserted[0]), created: true };

@@ -1,4 +1,5 @@
 // Ordered schema migrations, one entry per change, written for each dialect.
+import { backupsMigrations } from './migrations-backups.ts';
 import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
 import { integrationMigrations } from './migrations-integrations.ts';
@@ -91,6 +92,7 @@ export const migrations: readonly Migration[] = [
   ...integrationMigrations,
   ...commerceMigrations,
   ...identityMigrations,
+  ...backupsMigrations,
 ];
 
 /** Applies pending migrations; on PostgreSQL an advisory lock keeps replicas from racing. */

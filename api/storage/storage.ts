@@ -10,6 +10,7 @@ import { migrate } from './migrations.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 import { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { SkillsRepo } from './skills-repo.ts';
+import { SnapshotsRepo } from './snapshots-repo.ts';
 import type { Dialect, SqlDriver } from './sql-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 import { SubscriptionsRepo } from './subscriptions-repo.ts';
@@ -33,6 +34,8 @@ export interface Storage {
   readonly billingHandoffs: BillingHandoffsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
+  /** Backups: snapshot metadata, restores, schedules (api/backups). */
+  readonly snapshots: SnapshotsRepo;
   /** Round-trips to the database; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -65,6 +68,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     subscriptions: new SubscriptionsRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
     identity: new IdentityRepos(driver),
+    snapshots: new SnapshotsRepo(driver),
     async ping() {
       const started = performance.now();
       await driver.query('SELECT 1');

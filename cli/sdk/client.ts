@@ -68,6 +68,33 @@ export interface OfficeTask {
   updatedAt: string;
 }
 
+export interface Snapshot {
+  id: string;
+  office: string;
+  status: 'pending' | 'running' | 'completed' | 'failed' | 'deleted';
+  trigger: 'manual' | 'schedule';
+  description: string | null;
+  sizeBytes: number;
+  parts: Record<
+    'resources' | 'database' | 'volumes',
+    { status: string; detail?: string; [k: string]: unknown }
+  >;
+  error: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  [field: string]: unknown;
+}
+
+export interface SnapshotRestore {
+  id: string;
+  snapshotId: string;
+  office: string;
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  report: Record<string, { status: string; detail?: string; [k: string]: unknown }>;
+  error: string | null;
+  [field: string]: unknown;
+}
+
 export class ColonyClient {
   private readonly endpoint: string;
   private readonly apiKey: string | undefined;
@@ -79,8 +106,13 @@ export class ColonyClient {
     this.fetcher = opts.fetch ?? fetch;
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.fetcher(`${this.endpoint}${path}`, {
@@ -148,5 +180,55 @@ export class ColonyClient {
   ): Promise<{ tasks: OfficeTask[]; nextCursor: string | null }> {
     const qs = query?.status ? `?status=${encodeURIComponent(query.status)}` : '';
     return this.call('GET', `/api/v1/offices/${encodeURIComponent(officeId)}/tasks${qs}`);
+  }
+
+  /** Snapshots the key may see, newest first (`/api/snapshots`, scope backups:read). */
+  listSnapshots(query?: { office?: string; status?: string; limit?: number; cursor?: string }): Promise<{
+    data: Snapshot[];
+    nextCursor: string | null;
+  }> {
+    const params = new URLSearchParams(
+      Object.entries(query ?? {})
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]): [string, string] => [k, String(v)]),
+    );
+    return this.call('GET', `/api/snapshots${params.size ? `?${params}` : ''}`);
+  }
+
+  getSnapshot(id: string): Promise<Snapshot> {
+    return this.call('GET', `/api/snapshots/${encodeURIComponent(id)}`);
+  }
+
+  /** Takes a snapshot of an office (backups:write); it runs as a job: poll getSnapshot. */
+  createSnapshot(
+    office: string,
+    opts: { description?: string; idempotencyKey?: string } = {},
+  ): Promise<Snapshot> {
+    return this.call(
+      'POST',
+      '/api/snapshots',
+      { office, ...(opts.description ? { description: opts.description } : {}) },
+      opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+    );
+  }
+
+  /** Restores an office from a snapshot (backups:admin); poll getRestore. */
+  restoreSnapshot(
+    id: string,
+    opts: { parts?: string[]; idempotencyKey?: string } = {},
+  ): Promise<SnapshotRestore> {
+    return this.call(
+      'POST',
+      `/api/snapshots/${encodeURIComponent(id)}/restore`,
+      opts.parts ? { parts: opts.parts } : {},
+      opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+    );
+  }
+
+  getRestore(snapshotId: string, restoreId: string): Promise<SnapshotRestore> {
+    return this.call(
+      'GET',
+      `/api/snapshots/${encodeURIComponent(snapshotId)}/restores/${encodeURIComponent(restoreId)}`,
+    );
   }
 }

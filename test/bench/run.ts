@@ -3,7 +3,9 @@
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
 // BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_INTEGRATIONS_OFFICES,
-// _AGENTS and _TOGGLES the integrations one.
+// _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
+// BENCH_DATABASE_URL or TEST_DATABASE_URL).
+import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
@@ -25,6 +27,8 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
     }),
+  backups: () =>
+    benchBackups({ megabytes: env('BENCH_BACKUPS_MB', 50), rounds: env('BENCH_BACKUPS_ROUNDS', 5) }),
   integrations: () =>
     benchIntegrations({
       offices: env('BENCH_INTEGRATIONS_OFFICES', 100),

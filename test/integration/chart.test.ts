@@ -296,8 +296,26 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       () => ({ verb: 'delete', group: 'colony.ai', resource: 'integrations', namespace: ns() }),
       true,
     ],
-    // One Secret at a time: the Connect flow's refresher reads an integration's refresh token.
+    // One Secret at a time: the Connect flow's refresher reads an integration's refresh token, and
+    // backups copy the Secrets integrations reference into a per-snapshot Secret.
     ['API reads a Secret', 'api', () => ({ verb: 'get', resource: 'secrets', namespace: ns() }), true],
+    [
+      'API creates VolumeSnapshots',
+      'api',
+      () => ({
+        verb: 'create',
+        group: 'snapshot.storage.k8s.io',
+        resource: 'volumesnapshots',
+        namespace: ns(),
+      }),
+      true,
+    ],
+    [
+      'API deletes PVCs',
+      'api',
+      () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: ns() }),
+      false,
+    ],
     ['API lists Secrets', 'api', () => ({ verb: 'list', resource: 'secrets', namespace: ns() }), false],
     [
       'API patches workloads',

@@ -1,0 +1,39 @@
+// Shared by the /api/snapshots route files: OpenAPI security, poll hint, and finding a snapshot.
+import type { FastifyRequest } from 'fastify';
+import type { AppServices } from '../app-services.ts';
+import { requireOffice } from '../shared/authenticate.ts';
+import type { Principal } from '../shared/identity.ts';
+import { ProblemError } from '../shared/problem.ts';
+import type { SnapshotRecord } from '../storage/snapshots-repo.ts';
+import { type BackupScope, principalOf } from './backups-auth.ts';
+
+export const secured = { security: [{ bearer: [] }], tags: ['backups'] };
+
+/** Route options for a scope: enforced by the plugin's hook, listed in the OpenAPI security. */
+export const needs = (scope: BackupScope) => ({ config: { backupsScope: scope } });
+/** Seconds a client should wait before polling a snapshot or restore again. */
+export const POLL_AFTER_SECONDS = '2';
+
+/** Finds the snapshot (404) and checks the caller's office binding (403). */
+export async function findSnapshot(
+  request: FastifyRequest<{ Params: { id: string } }>,
+  services: AppServices,
+): Promise<{ snapshot: SnapshotRecord; principal: Principal }> {
+  const principal = principalOf(request);
+  const snapshot = await services.storage.snapshots.get(request.params.id);
+  if (!snapshot) throw new ProblemError('not_found', `No snapshot with id ${request.params.id}.`);
+  requireOffice(principal, snapshot.officeId);
+  return { snapshot, principal };
+}
+
+/** The office must exist in the cluster (a namespace labelled colony.ai/office=<id>): 404 otherwise. */
+export async function requireKnownOffice(services: AppServices, officeId: string): Promise<void> {
+  const resources = services.backups.resources;
+  if (!resources)
+    throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');
+  if (!(await resources.officeNamespace(officeId)))
+    throw new ProblemError(
+      'not_found',
+      `No office ${officeId}: no namespace is labelled colony.ai/office=${officeId}.`,
+    );
+}

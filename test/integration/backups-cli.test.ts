@@ -1,0 +1,90 @@
+// `colony backups list|create|restore` against a listening API with real API keys and a real office.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/run.ts';
+import { createOffice, issueKeys, startBackupsServer, type TestOffice } from '../support/backups-office.ts';
+import type { TestServer } from '../support/server.ts';
+
+let s: TestServer;
+let office: TestOffice;
+let address: string;
+let keys: Record<string, string>;
+
+beforeAll(async () => {
+  office = await createOffice('bkc');
+  s = await startBackupsServer();
+  keys = await issueKeys(s, {
+    admin: { scopes: ['backups:admin'], offices: [office.id] },
+    reader: { scopes: ['backups:read'], offices: [office.id] },
+  });
+  address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await s?.close();
+  await office?.dispose();
+});
+
+async function colony(key: string, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    env: { COLONY_ENDPOINT: address, COLONY_API_KEY: key },
+    cwd: process.cwd(),
+  });
+  return { code, out, err };
+}
+
+describe('colony backups', () => {
+  let snapshotId: string;
+
+  it('create --wait takes a snapshot and prints each part', async () => {
+    const r = await colony(
+      keys.admin as string,
+      'backups',
+      'create',
+      '--office',
+      office.id,
+      '--description',
+      'cli',
+      '--wait',
+    );
+    expect(r.err).toEqual([]);
+    expect(r.code).toBe(0);
+    snapshotId = r.out[0]?.split(' ')[0] as string;
+    expect(snapshotId).toMatch(/^snap_[a-f0-9]{24}$/);
+    expect(r.out).toContain(`${snapshotId} completed`);
+    expect(r.out.some((l) => /^ {2}database +skipped: /.test(l))).toBe(true);
+  });
+
+  it('list shows it', async () => {
+    const r = await colony(keys.reader as string, 'backups', 'list', '--office', office.id);
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toMatch(new RegExp(`^${snapshotId} +${office.id} +completed +manual`));
+  });
+
+  it('restore --wait restores the parts asked for', async () => {
+    const r = await colony(
+      keys.admin as string,
+      'backups',
+      'restore',
+      snapshotId,
+      '--parts',
+      'resources',
+      '--wait',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out[1]).toMatch(/^rst_[a-f0-9]{24} completed$/);
+    expect(r.out.slice(2)).toEqual(['  resources  completed']);
+  });
+
+  it('exits 1 naming the scope a key lacks, and 64 on a usage error', async () => {
+    const denied = await colony(keys.reader as string, 'backups', 'create', '--office', office.id);
+    expect(denied.code).toBe(1);
+    expect(denied.err.join('\n')).toContain(
+      '403 insufficient_scope: This operation needs the scope backups:write.',
+    );
+    expect((await colony(keys.admin as string, 'backups', 'create')).code).toBe(64);
+    expect((await colony(keys.admin as string, 'backups', 'restore')).code).toBe(64);
+  });
+});
