@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DNS_LABEL } from '../../integrations/registry/names.ts';
 import type { Account } from '../identity/accounts/account.ts';
 import { requireAccount } from '../identity/accounts/current-account.ts';
+import { useBrowserSession } from '../identity/browser-session.ts';
 import { canActOnOffice } from '../identity/offices/office-access.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { ConnectState } from '../storage/connect-repo.ts';
@@ -70,6 +71,7 @@ async function refusal(
 }
 
 export async function connectRoutes(app: FastifyInstance): Promise<void> {
+  await useBrowserSession(app);
   const { connect } = app.colony;
 
   app.get('/connect/callback', async (request: FastifyRequest, reply) => {

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { page } from '../../discovery/html.ts';
 import { currentAccount, requireAccount } from '../../identity/accounts/current-account.ts';
+import { useBrowserSession } from '../../identity/browser-session.ts';
 import { csrfToken, isGenuineFormPost } from '../../identity/pages/csrf.ts';
 import { UniqueViolationError } from '../../storage/sql-driver.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
@@ -38,6 +39,7 @@ const payable = (s: CheckoutSession) =>
   (s.status === 'ready_for_payment' || s.status === 'requires_escalation') && s.cart.problems.length === 0;
 
 export async function billingPages(app: FastifyInstance): Promise<void> {
+  await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
   const { config, storage, commerce, now } = app.colony;
   const { checkout, processor } = commerce;

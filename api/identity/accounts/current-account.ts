@@ -1,7 +1,9 @@
 // currentAccount(request): the account of the signed-in browser session, usable from any plugin.
+import { unsign } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bindOfficeLookup } from '../offices/office-access.ts';
 import type { Account } from './account.ts';
+import { requestCookie } from './request-cookies.ts';
 import { setSessionCookie } from './session-cookie.ts';
 
 const resolved = new WeakMap<FastifyRequest, Promise<Account | null>>();
@@ -9,10 +11,11 @@ const renewals = new WeakMap<FastifyRequest, { token: string; expiresAt: number 
 
 /** The raw session token of this request's cookie when its signature is valid. */
 export function sessionToken(request: FastifyRequest): string | undefined {
-  const { cookiePolicy } = request.server.colony.identity;
-  const raw = request.cookies?.[cookiePolicy.name];
+  // Plain functions rather than request decorators: any plugin may ask, with or without cookie hooks.
+  const { cookiePolicy, cookieSecret } = request.server.colony.identity;
+  const raw = requestCookie(request, cookiePolicy.name);
   if (!raw) return undefined;
-  const unsigned = request.unsignCookie(raw);
+  const unsigned = unsign(raw, cookieSecret);
   return unsigned.valid && unsigned.value ? unsigned.value : undefined;
 }
 

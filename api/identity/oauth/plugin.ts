@@ -1,11 +1,13 @@
 // Mounts the authorization server in Fastify: its endpoints, our interaction pages, the metadata.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { useBrowserSession } from '../browser-session.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { protectedResourceMetadata, resourceServers } from './resources.ts';
 
 const hidden = { schema: { hide: true } };
 
 export async function oauthPlugin(app: FastifyInstance): Promise<void> {
+  await useBrowserSession(app);
   const { config, identity } = app.colony;
   const provider = identity.authorizationServer;
   const handle = provider.callback();

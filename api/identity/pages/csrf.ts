@@ -1,12 +1,13 @@
 // Cross-site request forgery defence for the HTML forms: a double-submit token and an Origin check.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requestCookie } from '../accounts/request-cookies.ts';
 
 const CSRF_COOKIE = 'colony_csrf';
 
 /** The form token of this browser, set as a cookie the first time a form is shown. */
 export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
-  const existing = request.cookies?.[CSRF_COOKIE];
+  const existing = requestCookie(request, CSRF_COOKIE);
   if (existing && /^[A-Za-z0-9_-]{32,64}$/.test(existing)) return existing;
   const token = randomBytes(24).toString('base64url');
   const secure = request.server.colony.identity.cookiePolicy.secure;
@@ -21,7 +22,7 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply): string 
 export function isGenuineFormPost(request: FastifyRequest, submitted: unknown): boolean {
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== new URL(request.server.colony.config.baseUrl).origin) return false;
-  const cookie = request.cookies?.[CSRF_COOKIE];
+  const cookie = requestCookie(request, CSRF_COOKIE);
   if (typeof submitted !== 'string' || !cookie) return false;
   const a = Buffer.from(submitted);
   const b = Buffer.from(cookie);

@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { currentAccount, forgetCurrentAccount, sessionToken } from '../accounts/current-account.ts';
 import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
+import { useBrowserSession } from '../browser-session.ts';
 import { accountRoutes } from './account-routes.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import { fieldErrors, plainForm, signinForm, signupForm, typedValues } from './forms.ts';
@@ -35,6 +36,7 @@ async function startSession(request: FastifyRequest, reply: FastifyReply, accoun
 }
 
 export async function identityPages(app: FastifyInstance): Promise<void> {
+  await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
   const { config, prices, identity } = app.colony;
   accountRoutes(app);
