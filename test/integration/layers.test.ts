@@ -295,23 +295,35 @@ describe('manifest v2 layers', () => {
         .catch(() => undefined);
       return p?.status?.phase === 'Running' && p.spec?.initContainers?.length ? p : undefined;
     }, 30_000);
-    await core().patchNamespacedPodStatus({
-      name: 'helper-0',
-      namespace: ns.name,
-      body: [
-        {
-          op: 'replace',
-          path: '/status/initContainerStatuses/0/state',
-          value: {
-            terminated: {
-              exitCode: 1,
-              reason: 'Error',
-              message: 'npm error 404 acme-cli\ncolony-init: acme: failed at line 9\n',
-            },
-          },
-        },
-      ],
-    });
+    // kwok fills initContainerStatuses in a later stage than the Running phase: on a loaded machine
+    // the path may not exist yet and the JSON patch is refused (422), so it is retried until it takes.
+    await eventually(
+      async () =>
+        core()
+          .patchNamespacedPodStatus({
+            name: 'helper-0',
+            namespace: ns.name,
+            body: [
+              {
+                op: 'replace',
+                path: '/status/initContainerStatuses/0/state',
+                value: {
+                  terminated: {
+                    exitCode: 1,
+                    reason: 'Error',
+                    message: 'npm error 404 acme-cli\ncolony-init: acme: failed at line 9\n',
+                  },
+                },
+              },
+            ],
+          })
+          .then(() => true)
+          .catch((err: { code?: number }) => {
+            if (err.code === 422) return false;
+            throw err;
+          }),
+      15_000,
+    );
     expect(pod.metadata?.name).toBe('helper-0');
     const failed = await reasonIs('helper-acme', 'InstallFailed');
     expect(failed.available?.status).toBe('True');
