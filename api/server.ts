@@ -187,6 +187,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     tasks: storage.tasks,
     registry,
     cluster: officeCluster,
+    namespace: k.watchNamespace,
     log: app.log,
     intervalMs: config.taskSchedulerMs,
     now,

@@ -11,6 +11,8 @@ export interface TaskSchedulerOptions {
   tasks: TasksRepo;
   registry: IntegrationRegistry;
   cluster?: OfficeCluster | undefined;
+  /** COLONY_WATCH_NAMESPACE: the one namespace to read in namespaced mode (no cluster-wide list). */
+  namespace?: string | undefined;
   log: FastifyBaseLogger;
   intervalMs: number;
   now: () => number;
@@ -95,7 +97,10 @@ export class TaskScheduler {
   async syncAll(): Promise<void> {
     const cluster = this.opts.cluster;
     if (!cluster) return;
-    const [integrations, bindings] = await Promise.all([cluster.listIntegrations(), cluster.listBindings()]);
+    const [integrations, bindings] = await Promise.all([
+      cluster.listIntegrations(this.opts.namespace),
+      cluster.listBindings(this.opts.namespace),
+    ]);
     const offices = new Set(integrations.map((i) => i.spec.officeId));
     for (const s of await this.opts.tasks.activeOffices()) offices.add(s);
     const desired = desiredSchedules(this.opts.registry, integrations, bindings);

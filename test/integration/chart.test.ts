@@ -265,10 +265,35 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       () => ({ verb: 'create', group: 'events.k8s.io', resource: 'events', namespace: ns() }),
       true,
     ],
+    // The Secrets it renders itself: credential files and per-binding database credentials.
     [
       'controller writes Secrets',
       'controller',
       () => ({ verb: 'create', resource: 'secrets', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller watches agent pods',
+      'controller',
+      () => ({ verb: 'watch', resource: 'pods', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller applies agent ConfigMaps',
+      'controller',
+      () => ({ verb: 'patch', resource: 'configmaps', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller sets its finalizer on AgentBindings',
+      'controller',
+      () => ({ verb: 'patch', group: 'colony.ai', resource: 'agentbindings', namespace: ns() }),
+      true,
+    ],
+    [
+      'controller deletes pods',
+      'controller',
+      () => ({ verb: 'delete', resource: 'pods', namespace: ns() }),
       false,
     ],
     [
