@@ -115,7 +115,11 @@ export class ColonyController {
         ...(scope ? { namespace: scope } : {}),
         ...(labelSelector ? { labelSelector } : {}),
       };
-      return new Informer<T>(listWatchSource<T>(opts.kc, ref), { resyncMs: opts.resyncMs ?? 300_000 });
+      return new Informer<T>(listWatchSource<T>(opts.kc, ref), {
+        resyncMs: opts.resyncMs ?? 300_000,
+        // A list the RBAC forbids would otherwise retry in silence and leave readiness at "syncing".
+        onError: (err) => opts.onError?.(`informer ${plural}`, err),
+      });
     };
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     this.view = {
