@@ -73,7 +73,10 @@ export async function runController(opts: {
         ...(opts.workers ? { workers: opts.workers } : {}),
         ...opts.layers,
         onError: (key, err) =>
-          opts.log.warn({ key, err: (err as Error).message }, 'reconcile or list/watch failed; retrying with backoff'),
+          opts.log.warn(
+            { key, err: (err as Error).message },
+            'reconcile or list/watch failed; retrying with backoff',
+          ),
       });
       controller = c;
       starting = c.start();
