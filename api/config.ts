@@ -70,6 +70,10 @@ export const envSchema = z.object({
   COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   COLONY_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  COLONY_ANSWER_MODEL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COLONY_ANSWER_MODEL: z.string().min(1).optional(),
+  COLONY_ANSWER_MODEL_API_KEY: z.string().min(1).optional(),
+  COLONY_ANSWER_MODEL_TIMEOUT_MS: positiveInt.max(300_000).default(20_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -146,6 +150,8 @@ export interface Config {
   };
   /** Vector retrieval for the memory: an OpenAI-compatible embeddings API, when configured. */
   embeddings: { url: string; model: string; apiKey: string | undefined } | undefined;
+  /** cortex_ask's writer: an OpenAI-compatible chat model, when configured (else extractive answers). */
+  answerModel: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   checkCommerce(e);
+  if (e.COLONY_ANSWER_MODEL_URL && !e.COLONY_ANSWER_MODEL) {
+    throw new ConfigError(
+      'invalid configuration:\n  COLONY_ANSWER_MODEL: required when COLONY_ANSWER_MODEL_URL is set (the chat model to ask)',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -233,6 +244,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           apiKey: e.COLONY_EMBEDDINGS_API_KEY,
         }
       : undefined,
+    answerModel:
+      e.COLONY_ANSWER_MODEL_URL && e.COLONY_ANSWER_MODEL
+        ? {
+            url: e.COLONY_ANSWER_MODEL_URL.replace(/\/+$/, ''),
+            model: e.COLONY_ANSWER_MODEL,
+            apiKey: e.COLONY_ANSWER_MODEL_API_KEY,
+            timeoutMs: e.COLONY_ANSWER_MODEL_TIMEOUT_MS,
+          }
+        : undefined,
   };
 }
 

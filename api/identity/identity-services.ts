@@ -1,6 +1,7 @@
 // The identity services every surface reads as `app.colony.identity`, built once by buildServer().
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { openAiChatModel } from '../memory/chat-model.ts';
 import { openAiEmbedder } from '../memory/embedder.ts';
 import { MemoryService } from '../memory/memory-service.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
@@ -36,7 +37,7 @@ export interface IdentityDeps {
   storage: Storage;
   counterStore: CounterStore;
   now: () => number;
-  /** Where failures of optional helpers (the embeddings API) are reported. */
+  /** Where failures of optional helpers (the embeddings API, the answer model) are reported. */
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -80,6 +81,13 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
       now,
       embedder: config.embeddings ? openAiEmbedder(config.embeddings) : undefined,
       ...(deps.log ? { onEmbeddingError: (err: Error) => deps.log?.warn({ err }, 'embedding failed') } : {}),
+      answerModel: config.answerModel ? openAiChatModel(config.answerModel) : undefined,
+      ...(deps.log
+        ? {
+            onAnswerModelError: (err: Error) =>
+              deps.log?.warn({ err }, 'answer model failed; answered extractively'),
+          }
+        : {}),
     }),
     verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
     signInLimiter: new RateLimiter({

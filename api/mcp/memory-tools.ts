@@ -111,7 +111,7 @@ export function registerMemoryTools(
     {
       title: 'Ask your memory',
       description:
-        'Answers a question from your memory, citing the memories it quotes as [n]. Needs memory:read.',
+        'Answers a question from your memory, citing the memories it uses as [n] (written by the configured model, else quoted). Needs memory:read.',
       inputSchema: inputs.cortex_ask,
       annotations: reads,
     },

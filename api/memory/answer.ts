@@ -6,6 +6,9 @@ export interface MemoryBlock {
   id: string;
   content: string;
   source: string | null;
+  /** ISO 8601 times, carried into the citation when the block has them. */
+  occurredAt?: string | null;
+  createdAt?: string | null;
 }
 
 export interface Citation {
@@ -13,6 +16,8 @@ export interface Citation {
   n: number;
   id: string;
   source: string | null;
+  occurredAt: string | null;
+  createdAt: string | null;
   excerpt: string;
 }
 
@@ -22,6 +27,17 @@ export interface Answer {
 }
 
 const MAX_SENTENCES = 3;
+
+export function citationOf(block: MemoryBlock, n: number): Citation {
+  return {
+    n,
+    id: block.id,
+    source: block.source,
+    occurredAt: block.occurredAt ?? null,
+    createdAt: block.createdAt ?? null,
+    excerpt: block.content.slice(0, 280),
+  };
+}
 export const NOTHING_FOUND = 'Nothing in your memory answers this.';
 
 // "deploy" should meet "deploys" and "deployment": a shared stem of at least four letters counts.
@@ -57,9 +73,9 @@ export function extractiveAnswer(question: string, blocks: readonly MemoryBlock[
   const numberOf = (block: MemoryBlock) => {
     const known = citations.find((c) => c.id === block.id);
     if (known) return known.n;
-    const n = citations.length + 1;
-    citations.push({ n, id: block.id, source: block.source, excerpt: block.content.slice(0, 280) });
-    return n;
+    const cited = citationOf(block, citations.length + 1);
+    citations.push(cited);
+    return cited.n;
   };
   const answer = picked.map((c) => `${c.text} [${numberOf(c.block)}]`).join(' ');
   return { answer, citations };

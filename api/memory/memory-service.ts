@@ -3,9 +3,11 @@ import { randomId } from '../identity/accounts/account.ts';
 import type { MemoriesRepo, MemoryKind, MemoryRecord } from '../storage/memories-repo.ts';
 import type { Dialect } from '../storage/sql-driver.ts';
 import { type Answer, extractiveAnswer } from './answer.ts';
+import { type ChatModel, ChatModelError } from './chat-model.ts';
 import { type ConversationMessage, chunkConversation, chunkDocument } from './chunk-text.ts';
 import { bytesToVector, type Embedder, vectorToBytes } from './embedder.ts';
 import { cosine, reciprocalRankFusion } from './fuse.ts';
+import { answerPrompt, FALLBACK_REASONS, type FallbackCause, parseModelAnswer } from './model-answer.ts';
 import { queryTerms } from './query-terms.ts';
 
 /** How many full-text candidates recall fuses before cutting to the requested number. */
@@ -37,6 +39,14 @@ export interface RecallHit {
   score: number;
 }
 
+/** cortex_ask's result: which path answered, and why the model's answer was not used when it was not. */
+export type AskResult = Answer & {
+  mode: 'model' | 'extractive';
+  model?: string;
+  fallback?: { reason: string };
+  memories: RecallHit[];
+};
+
 export interface MemoryServiceDeps {
   repo: MemoriesRepo;
   dialect: Dialect;
@@ -45,6 +55,10 @@ export interface MemoryServiceDeps {
   embedder?: Embedder | undefined;
   /** Told when embedding fails; the memory is kept, without a vector, and recall still works. */
   onEmbeddingError?: (err: Error) => void;
+  /** Present when a chat model is configured: ask then lets it write the answer from the blocks. */
+  answerModel?: ChatModel | undefined;
+  /** Told when the answer model fails; ask still answers, extractively. */
+  onAnswerModelError?: (err: Error) => void;
 }
 
 export class MemoryService {
@@ -53,6 +67,8 @@ export class MemoryService {
   private readonly now: () => number;
   private readonly embedder: Embedder | undefined;
   private readonly onEmbeddingError: (err: Error) => void;
+  private readonly answerModel: ChatModel | undefined;
+  private readonly onAnswerModelError: (err: Error) => void;
 
   constructor(deps: MemoryServiceDeps) {
     this.repo = deps.repo;
@@ -60,6 +76,8 @@ export class MemoryService {
     this.now = deps.now;
     this.embedder = deps.embedder;
     this.onEmbeddingError = deps.onEmbeddingError ?? (() => {});
+    this.answerModel = deps.answerModel;
+    this.onAnswerModelError = deps.onAnswerModelError ?? (() => {});
   }
 
   /** Embeds stored memories; a failing API leaves them without vectors, never unstored. */
@@ -158,9 +176,27 @@ export class MemoryService {
     });
   }
 
-  async ask(accountId: string, question: string, limit = 5): Promise<Answer & { memories: RecallHit[] }> {
+  /**
+   * Answers from the recalled blocks: by the chat model when one is configured and it cites them,
+   * else extractively, saying why the model's answer was not used. No blocks, no model call.
+   */
+  async ask(accountId: string, question: string, limit = 5): Promise<AskResult> {
     const memories = await this.recall(accountId, question, limit);
-    return { ...extractiveAnswer(question, memories), memories };
+    const model = this.answerModel;
+    if (!model || memories.length === 0) {
+      return { mode: 'extractive', ...extractiveAnswer(question, memories), memories };
+    }
+    let cause: FallbackCause;
+    try {
+      const answer = parseModelAnswer(await model.complete(answerPrompt(question, memories)), memories);
+      if (answer) return { mode: 'model', model: model.model, ...answer, memories };
+      cause = 'uncited';
+    } catch (err) {
+      this.onAnswerModelError(err as Error);
+      cause = err instanceof ChatModelError ? err.reason : 'failed';
+    }
+    const fallback = { reason: `${FALLBACK_REASONS[cause]}; this answer quotes the memories instead` };
+    return { mode: 'extractive', ...extractiveAnswer(question, memories), fallback, memories };
   }
 
   /**
@@ -201,6 +237,9 @@ export class MemoryService {
       vectors: this.embedder
         ? { enabled: true, model: this.embedder.model, embedded: await this.repo.countEmbedded(accountId) }
         : { enabled: false, reason: 'no embeddings API is configured (COLONY_EMBEDDINGS_URL)' },
+      answers: this.answerModel
+        ? { mode: 'model', model: this.answerModel.model }
+        : { mode: 'extractive', reason: 'no answer model is configured (COLONY_ANSWER_MODEL_URL)' },
       retrieval: this.embedder
         ? 'full-text and vector rankings fused by reciprocal rank'
         : 'full-text ranking fused by reciprocal rank',

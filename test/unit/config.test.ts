@@ -34,6 +34,9 @@ describe('loadConfig', () => {
     [{ COLONY_RATE_LIMIT_STORE: 'postgres' }, 'DATABASE_URL'],
     [{ COLONY_CONTROLLER_LEASE: 'no-slash' }, 'COLONY_CONTROLLER_LEASE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ COLONY_ANSWER_MODEL_URL: 'http://llm:8000/v1' }, 'COLONY_ANSWER_MODEL'],
+    [{ COLONY_ANSWER_MODEL_URL: 'ftp://llm/v1', COLONY_ANSWER_MODEL: 'm' }, 'COLONY_ANSWER_MODEL_URL'],
+    [{ COLONY_ANSWER_MODEL_TIMEOUT_MS: '0' }, 'COLONY_ANSWER_MODEL_TIMEOUT_MS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}:`));
@@ -50,5 +53,17 @@ describe('loadConfig', () => {
       expect(trust('10.0.0.1', 0)).toBe(true);
       expect(trust('10.0.0.2', 1)).toBe(false);
     }
+  });
+
+  it('configures the answer model only with a URL and a model, trimming the URL', () => {
+    expect(loadConfig({}).answerModel).toBeUndefined();
+    expect(loadConfig({ COLONY_ANSWER_MODEL: 'llama3' }).answerModel).toBeUndefined();
+    expect(
+      loadConfig({
+        COLONY_ANSWER_MODEL_URL: 'http://llm:8000/v1/',
+        COLONY_ANSWER_MODEL: 'llama3',
+        COLONY_ANSWER_MODEL_API_KEY: 'sk-x',
+      }).answerModel,
+    ).toEqual({ url: 'http://llm:8000/v1', model: 'llama3', apiKey: 'sk-x', timeoutMs: 20_000 });
   });
 });

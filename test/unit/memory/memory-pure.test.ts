@@ -88,7 +88,14 @@ describe('extractive answers', () => {
     const a = extractiveAnswer('When do we deploy?', blocks);
     expect(a.answer).toBe('Deployments happen on Tuesdays after standup. [1]');
     expect(a.citations).toEqual([
-      { n: 1, id: 'mem_b', source: null, excerpt: 'Deployments happen on Tuesdays after standup.' },
+      {
+        n: 1,
+        id: 'mem_b',
+        source: null,
+        occurredAt: null,
+        createdAt: null,
+        excerpt: 'Deployments happen on Tuesdays after standup.',
+      },
     ]);
   });
 
