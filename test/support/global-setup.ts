@@ -1,5 +1,8 @@
-// Fails fast, with the fix named, when the real services the integration tier needs are missing.
-export default function setup(): void {
+// Fails fast, with the fix named, when the real services the integration tier needs are missing, and
+// starts the test embedding model, exporting its URL as TEST_EMBEDDINGS_URL to every test file.
+import { startEmbedder } from './embedder.ts';
+
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const missing = ['TEST_DATABASE_URL', 'TEST_REDIS_URL', 'KUBECONFIG'].filter((v) => !process.env[v]);
   if (missing.length > 0) {
     throw new Error(
@@ -8,4 +11,8 @@ export default function setup(): void {
         '(`npm run cluster:up` prints a KUBECONFIG line).',
     );
   }
+  if (process.env.TEST_EMBEDDINGS_URL) return undefined;
+  const embedder = await startEmbedder();
+  process.env.TEST_EMBEDDINGS_URL = embedder.url;
+  return () => embedder.stop();
 }
