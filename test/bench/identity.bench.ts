@@ -12,6 +12,7 @@ import { startListeningServer } from '../support/server.ts';
 import { type DisposableTarget, postgresTarget, sqliteTarget } from '../support/storage-targets.ts';
 import { formatRow, load } from './load.ts';
 import { memoryCorpus, retrievalQuality } from './memory-corpus.ts';
+import { vectorTable } from './memory-vectors.bench.ts';
 
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -287,8 +288,10 @@ export async function benchIdentity(opts: {
   connections: number;
   memorySizes: number[];
   queries: number;
+  vectorMemories: number;
 }): Promise<boolean> {
   await memoryTable(opts.memorySizes, opts.queries);
+  await vectorTable(opts.vectorMemories, opts.queries);
   const ran = await httpTable(opts);
   console.log('\n(no pass/fail target is set for identity: the figures and ratios are the result)');
   return ran;

@@ -2,7 +2,8 @@
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
 // _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
-// BENCH_MEMORY_QUERIES size the identity benchmark's memory part; BENCH_INTEGRATIONS_OFFICES,
+// BENCH_MEMORY_QUERIES size the identity benchmark's memory part (BENCH_MEMORY_VECTOR_SIZE its
+// full-text vs hybrid comparison with the test embedder); BENCH_INTEGRATIONS_OFFICES,
 // _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
 // BENCH_DATABASE_URL or TEST_DATABASE_URL).
 import { benchBackups } from './backups.bench.ts';
@@ -42,6 +43,7 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       connections,
       memorySizes: (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number),
       queries: env('BENCH_MEMORY_QUERIES', 300),
+      vectorMemories: env('BENCH_MEMORY_VECTOR_SIZE', 1500),
     }),
 };
 

@@ -62,6 +62,7 @@ class MiniLM:
         self.eps = config["layer_norm_eps"]
         self.dims = config["hidden_size"]
         self.w = load_file(str(folder / "model.safetensors"))
+        self.wt = {}
         pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
         if not pooling.get("pooling_mode_mean_tokens"):
             raise SystemExit("this server implements mean pooling only")
@@ -73,7 +74,13 @@ class MiniLM:
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
     def linear(self, x, name):
-        return x @ self.w[f"{name}.weight"].T + self.w[f"{name}.bias"]
+        # One 2-D GEMM against the weight stored transposed once: several times faster than a batched
+        # 3-D matmul against a transposed view.
+        wt = self.wt.get(name)
+        if wt is None:
+            wt = self.wt[name] = np.ascontiguousarray(self.w[f"{name}.weight"].T)
+        flat = x.reshape(-1, x.shape[-1]) @ wt + self.w[f"{name}.bias"]
+        return flat.reshape(*x.shape[:-1], wt.shape[1])
 
     def attention(self, x, mask_bias, prefix):
         b, n, _ = x.shape
@@ -154,6 +161,8 @@ def handle_embeddings(model, raw):
 def serve(model, port):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in two writes; with Nagle on, the second waits for a delayed ACK.
+        disable_nagle_algorithm = True
 
         def reply(self, status, payload):
             data = json.dumps(payload).encode()

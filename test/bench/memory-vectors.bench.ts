@@ -1,0 +1,117 @@
+// Issue 5 benchmark, vector part: recall@5 and MRR of full-text-only against hybrid recall (full
+// text fused with all-MiniLM-L6-v2 vectors from the test embedder) on the labelled corpus, recall
+// latency of each, and the embedding cost per memory against the cost of storing it.
+import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
+import { openAiEmbedder, vectorToBytes } from '../../api/memory/embedder.ts';
+import { MemoryService } from '../../api/memory/memory-service.ts';
+import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
+import { openStorage } from '../../api/storage/storage.ts';
+import { EMBEDDER_MODEL, startEmbedder } from '../support/embedder.ts';
+import { sqliteTarget } from '../support/storage-targets.ts';
+import { formatRow } from './load.ts';
+import { memoryCorpus, retrievalQuality } from './memory-corpus.ts';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+async function embedderUrl(): Promise<{ url: string; stop: () => Promise<void> } | null> {
+  if (process.env.TEST_EMBEDDINGS_URL) return { url: process.env.TEST_EMBEDDINGS_URL, stop: async () => {} };
+  try {
+    return await startEmbedder();
+  } catch (err) {
+    console.log(`(skipped: ${(err as Error).message})`);
+    return null;
+  }
+}
+
+async function measure(url: string, size: number, queries: number) {
+  const made = await sqliteTarget.create();
+  const storage = await openStorage(made.target);
+  try {
+    const accountId = newAccountId();
+    await storage.identity.accounts.create({
+      id: accountId,
+      email: `${accountId}@bench.test`,
+      name: 'bench',
+      passwordHash: 'x',
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    const { facts, queries: labelled } = memoryCorpus(size, queries);
+    const records: MemoryRecord[] = facts.map((content, i) => ({
+      id: randomId('mem'),
+      accountId,
+      kind: 'fact',
+      content,
+      source: null,
+      documentId: null,
+      chunkIndex: 0,
+      occurredAt: null,
+      createdAt: i,
+    }));
+    const repo = storage.identity.memories;
+    let started = performance.now();
+    await repo.insertMany(records);
+    const storeMs = performance.now() - started;
+    const embedder = openAiEmbedder({ url, model: EMBEDDER_MODEL, apiKey: undefined });
+    started = performance.now();
+    const vectors = await embedder.embed(records.map((r) => r.content));
+    const embedMs = performance.now() - started;
+    await repo.setEmbeddings(
+      accountId,
+      records.map((r, i) => ({ id: r.id, bytes: vectorToBytes(vectors[i] ?? new Float32Array()) })),
+    );
+    const indexOf = new Map(records.map((r, i) => [r.id, i]));
+    const answers = labelled.map((q) => q.answer);
+    const common = { repo, dialect: storage.kind, now: Date.now };
+    const modes = {
+      'full text': new MemoryService(common),
+      hybrid: new MemoryService({ ...common, embedder }),
+    };
+    const results = [];
+    for (const [mode, memory] of Object.entries(modes)) {
+      const rankings: number[][] = [];
+      const ms: number[] = [];
+      for (const q of labelled) {
+        const t = performance.now();
+        const hits = await memory.recall(accountId, q.query, 10);
+        ms.push(performance.now() - t);
+        rankings.push(hits.map((h) => indexOf.get(h.id) ?? -1));
+      }
+      results.push({ mode, p50: median(ms), ...retrievalQuality(rankings, answers, 5) });
+    }
+    return { results, storeMs, embedMs, memories: records.length, queries: labelled.length };
+  } finally {
+    await storage.close();
+    await made.dispose();
+  }
+}
+
+export async function vectorTable(size: number, queries: number): Promise<void> {
+  console.log(
+    `\n## Memory: full text vs hybrid (${EMBEDDER_MODEL} via the test embedder, SQLite; baseline: full text)\n`,
+  );
+  const embedder = await embedderUrl();
+  if (!embedder) return;
+  try {
+    const r = await measure(embedder.url, size, queries);
+    const widths = [10, 9, 7, 11];
+    console.log(`${r.memories} memories, ${r.queries} labelled queries (half paraphrased)\n`);
+    console.log(formatRow(['mode', 'recall@5', 'MRR', 'recall p50'], widths));
+    for (const m of r.results) {
+      console.log(formatRow([m.mode, m.recallAtK.toFixed(3), m.mrr.toFixed(3), m.p50.toFixed(2)], widths));
+    }
+    const [fts, hybrid] = r.results;
+    if (fts && hybrid) {
+      console.log(
+        `ratio hybrid/full text: recall@5 ${(hybrid.recallAtK / fts.recallAtK).toFixed(2)}, MRR ${(hybrid.mrr / fts.mrr).toFixed(2)}, recall p50 ${(hybrid.p50 / fts.p50).toFixed(1)}`,
+      );
+    }
+    const embedPer = r.embedMs / r.memories;
+    const storePer = r.storeMs / r.memories;
+    console.log(
+      `embedding cost: ${embedPer.toFixed(2)} ms per memory (numpy on CPU) vs ${storePer.toFixed(3)} ms to store it with its full-text index: ratio ${(embedPer / storePer).toFixed(0)}`,
+    );
+  } finally {
+    await embedder.stop();
+  }
+}
