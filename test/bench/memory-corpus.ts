@@ -22,6 +22,8 @@ export interface LabelledQuery {
   query: string;
   /** Index into `facts` of the one memory that answers it. */
   answer: number;
+  /** Shares no content word with its answer but the service name. */
+  paraphrase: boolean;
 }
 
 export function memoryCorpus(memories: number, queries: number, seed = 7) {
@@ -33,7 +35,7 @@ export function memoryCorpus(memories: number, queries: number, seed = 7) {
     names.add(Array.from({ length: n }, () => pick(SYLLABLES)).join(''));
   }
   const facts: string[] = [];
-  const questions: { query: string; answer: number }[][] = [];
+  const questions: LabelledQuery[][] = [];
   for (const name of names) {
     const base = facts.length;
     facts.push(
@@ -44,12 +46,12 @@ export function memoryCorpus(memories: number, queries: number, seed = 7) {
     // Half the questions share a content word with their answer; the other half are paraphrases
     // that share only the name, which full-text ranking alone cannot tell apart.
     questions.push([
-      { query: `when is ${name} deployed?`, answer: base },
-      { query: `which team owns ${name}`, answer: base + 1 },
-      { query: `what time does the ${name} backup run`, answer: base + 2 },
-      { query: `what day does ${name} ship to production`, answer: base },
-      { query: `who is responsible for ${name}`, answer: base + 1 },
-      { query: `when is ${name} copied for safekeeping`, answer: base + 2 },
+      { query: `when is ${name} deployed?`, answer: base, paraphrase: false },
+      { query: `which team owns ${name}`, answer: base + 1, paraphrase: false },
+      { query: `what time does the ${name} backup run`, answer: base + 2, paraphrase: false },
+      { query: `what day does ${name} ship to production`, answer: base, paraphrase: true },
+      { query: `who is responsible for ${name}`, answer: base + 1, paraphrase: true },
+      { query: `when is ${name} copied for safekeeping`, answer: base + 2, paraphrase: true },
     ]);
   }
   const labelled: LabelledQuery[] = [];

@@ -11,7 +11,8 @@ import { sqliteTarget } from '../support/storage-targets.ts';
 import { formatRow } from './load.ts';
 import { memoryCorpus, retrievalQuality } from './memory-corpus.ts';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 
 async function embedderUrl(): Promise<{ url: string; stop: () => Promise<void> } | null> {
   if (process.env.TEST_EMBEDDINGS_URL) return { url: process.env.TEST_EMBEDDINGS_URL, stop: async () => {} };
@@ -68,6 +69,7 @@ async function measure(url: string, size: number, queries: number) {
       hybrid: new MemoryService({ ...common, embedder }),
     };
     const results = [];
+    const paraphrased = labelled.flatMap((q, i) => (q.paraphrase ? [i] : []));
     for (const [mode, memory] of Object.entries(modes)) {
       const rankings: number[][] = [];
       const ms: number[] = [];
@@ -77,9 +79,27 @@ async function measure(url: string, size: number, queries: number) {
         ms.push(performance.now() - t);
         rankings.push(hits.map((h) => indexOf.get(h.id) ?? -1));
       }
-      results.push({ mode, p50: median(ms), ...retrievalQuality(rankings, answers, 5) });
+      const subset = retrievalQuality(
+        paraphrased.map((i) => rankings[i] ?? []),
+        paraphrased.map((i) => answers[i] ?? -1),
+        5,
+      );
+      results.push({
+        mode,
+        p50: percentile(ms, 50),
+        p95: percentile(ms, 95),
+        ...retrievalQuality(rankings, answers, 5),
+        paraphrased: subset,
+      });
     }
-    return { results, storeMs, embedMs, memories: records.length, queries: labelled.length };
+    return {
+      results,
+      storeMs,
+      embedMs,
+      memories: records.length,
+      queries: labelled.length,
+      paraphrased: paraphrased.length,
+    };
   } finally {
     await storage.close();
     await made.dispose();
@@ -94,16 +114,19 @@ export async function vectorTable(size: number, queries: number): Promise<void> 
   if (!embedder) return;
   try {
     const r = await measure(embedder.url, size, queries);
-    const widths = [10, 9, 7, 11];
-    console.log(`${r.memories} memories, ${r.queries} labelled queries (half paraphrased)\n`);
-    console.log(formatRow(['mode', 'recall@5', 'MRR', 'recall p50'], widths));
+    const widths = [10, 9, 7, 14, 11, 11];
+    console.log(`${r.memories} memories, ${r.queries} labelled queries (${r.paraphrased} paraphrased)\n`);
+    console.log(formatRow(['mode', 'recall@5', 'MRR', 'paraphrase MRR', 'recall p50', 'recall p95'], widths));
     for (const m of r.results) {
-      console.log(formatRow([m.mode, m.recallAtK.toFixed(3), m.mrr.toFixed(3), m.p50.toFixed(2)], widths));
+      const row = [m.mode, m.recallAtK.toFixed(3), m.mrr.toFixed(3), m.paraphrased.mrr.toFixed(3)];
+      console.log(formatRow([...row, m.p50.toFixed(2), m.p95.toFixed(2)], widths));
     }
     const [fts, hybrid] = r.results;
     if (fts && hybrid) {
+      const ratio = (a: number, b: number, digits = 2) => (a / b).toFixed(digits);
       console.log(
-        `ratio hybrid/full text: recall@5 ${(hybrid.recallAtK / fts.recallAtK).toFixed(2)}, MRR ${(hybrid.mrr / fts.mrr).toFixed(2)}, recall p50 ${(hybrid.p50 / fts.p50).toFixed(1)}`,
+        `ratio hybrid/full text: recall@5 ${ratio(hybrid.recallAtK, fts.recallAtK)}, MRR ${ratio(hybrid.mrr, fts.mrr)}, ` +
+          `paraphrase MRR ${ratio(hybrid.paraphrased.mrr, fts.paraphrased.mrr)}, recall p50 ${ratio(hybrid.p50, fts.p50, 1)}`,
       );
     }
     const embedPer = r.embedMs / r.memories;
