@@ -33,9 +33,12 @@ export function describeOAuthFailure(err: unknown, endpoint: string): AuthError 
   const cause = networkCause(err);
   if (cause) return new AuthError('unreachable', `cannot reach ${endpoint} (${cause})`);
   if (err instanceof oauth.ResponseBodyError) return oauthErrorMessage(err.error, err.error_description);
-  const name = (err as Error)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError')
-    return oauthErrorMessage('expired_token', 'the code expired while waiting');
+  // Polling stops when the device code's lifetime is over: openid-client wraps the timer's
+  // TimeoutError in a ClientError coded OAUTH_TIMEOUT.
+  const { name, code } = err as { name?: string; code?: string };
+  if (name === 'TimeoutError' || code === 'OAUTH_TIMEOUT')
+    return oauthErrorMessage('expired_token', 'no approval arrived in time');
+  if (name === 'AbortError' || code === 'OAUTH_ABORT') return new AuthError('aborted', 'login canceled');
   return new AuthError('failed', `${endpoint}: ${(err as Error)?.message ?? String(err)}`);
 }
 

@@ -179,6 +179,12 @@ describe('colony login, whoami, keys and logout', () => {
     });
   });
 
+  it('other commands use the stored login for the default endpoint too', async () => {
+    const r = await colony(['integrations', 'show', 'slack']);
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toMatch(/^Slack \(slack\)/);
+  });
+
   it('whoami prefers COLONY_API_KEY over the stored login', async () => {
     const r = await colony(['whoami'], { COLONY_API_KEY: key, COLONY_ENDPOINT: s.baseUrl });
     expect(r.code).toBe(0);

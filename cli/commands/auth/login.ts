@@ -5,8 +5,19 @@ import type { Command } from '../../args.ts';
 import { flagValue } from '../../args.ts';
 import { loginTarget } from '../../client-from-env.ts';
 import { ColonyClient } from '../../sdk/client.ts';
+import type { CredentialStore } from '../../sdk/credential-store.ts';
 import { DEFAULT_LOGIN_SCOPES, deviceLogin } from '../../sdk/device-login.ts';
 import { StoredLoginSource } from '../../sdk/stored-login.ts';
+
+/** ` as Name <email>`, or nothing when the profile cannot be read: the login itself succeeded. */
+async function whoOf(endpoint: string, store: CredentialStore): Promise<string> {
+  try {
+    const me = await new ColonyClient({ endpoint, auth: new StoredLoginSource(store, endpoint) }).me();
+    return ` as ${me.account ? `${me.account.name} <${me.account.email}>` : me.name}`;
+  } catch {
+    return '';
+  }
+}
 
 export const login: Command = {
   summary: 'Sign in through the browser (device code); the session is stored for the endpoint',
@@ -31,9 +42,7 @@ export const login: Command = {
       },
     });
     store.save(endpoint, session);
-    const me = await new ColonyClient({ endpoint, auth: new StoredLoginSource(store, endpoint) }).me();
-    const who = me.account ? `${me.account.name} <${me.account.email}>` : me.name;
-    io.out(`Logged in to ${endpoint} as ${who}`);
+    io.out(`Logged in to ${endpoint}${await whoOf(endpoint, store)}`);
     io.err(`scopes: ${session.scope}; session stored in ${store.file}`);
     return 0;
   },

@@ -1,4 +1,5 @@
 // Argument handling of login, whoami, logout and keys, and the pure pieces they print with.
+import * as oauth from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../cli/args.ts';
 import { describeMe } from '../../../cli/commands/auth/whoami.ts';
@@ -162,5 +163,28 @@ describe('OAuth failures in words', () => {
     });
     const timeout = new DOMException('timed out', 'TimeoutError');
     expect(describeOAuthFailure(timeout, 'https://c.dev').code).toBe('expired_token');
+  });
+
+  it('turns openid-client giving up at the end of the code’s lifetime into expired_token', async () => {
+    const config = new oauth.Configuration(
+      { issuer: 'https://c.dev', token_endpoint: 'https://c.dev/oauth/token' },
+      'colony-cli',
+    );
+    const started = {
+      device_code: 'd',
+      user_code: 'BCDF-GHJK',
+      verification_uri: 'https://c.dev/oauth/device',
+      expires_in: 1,
+    };
+    const failure = await oauth
+      .pollDeviceAuthorizationGrant(config, started, undefined, {
+        signal: AbortSignal.abort(new DOMException('late', 'TimeoutError')),
+      })
+      .catch((err: unknown) => err);
+    expect(describeOAuthFailure(failure, 'https://c.dev')).toMatchObject({
+      code: 'expired_token',
+      message:
+        'the code expired before it was approved; run `colony login` again (no approval arrived in time)',
+    });
   });
 });
