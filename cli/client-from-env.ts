@@ -21,13 +21,8 @@ export function loginTarget(env: NodeJS.ProcessEnv, endpoint?: string): LoginTar
 
 /** A client for any command: the API key wins; a stored login if there is one; else anonymous. */
 export function clientFrom(env: NodeJS.ProcessEnv, opts: { endpoint?: string } = {}): ColonyClient {
-  if (env.COLONY_API_KEY) {
-    return new ColonyClient({
-      endpoint: opts.endpoint ?? env.COLONY_ENDPOINT ?? DEFAULT_ENDPOINT,
-      apiKey: env.COLONY_API_KEY,
-    });
-  }
   const { endpoint, store } = loginTarget(env, opts.endpoint);
+  if (env.COLONY_API_KEY) return new ColonyClient({ endpoint, apiKey: env.COLONY_API_KEY });
   const auth = store.get(endpoint) ? new StoredLoginSource(store, endpoint) : undefined;
   return new ColonyClient({ endpoint, auth });
 }

@@ -1,6 +1,7 @@
 // The CLI as an OAuth client (openid-client): finds the endpoint's authorization server through its
 // RFC 9728 metadata, refreshes and revokes tokens, and turns OAuth failures into sentences.
 import * as oauth from 'openid-client';
+import { networkCause } from './client.ts';
 import { endpointKey } from './credential-store.ts';
 
 /** The public client pre-registered by the server (api/identity/oauth/provider-config.ts). */
@@ -19,13 +20,6 @@ export class AuthError extends Error {
 
 const tlsOptional = (url: string) =>
   url.startsWith('http://') ? { execute: [oauth.allowInsecureRequests] } : undefined;
-
-/** The cause of a failed fetch in words (`ECONNREFUSED`, `ENOTFOUND`…), never the request itself. */
-function networkCause(err: unknown): string | undefined {
-  if (!(err instanceof TypeError)) return undefined;
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? err.message;
-}
 
 /** A sentence for what went wrong talking to the authorization server at `endpoint`. */
 export function describeOAuthFailure(err: unknown, endpoint: string): AuthError {

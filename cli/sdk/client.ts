@@ -32,6 +32,13 @@ export class ColonyApiError extends Error {
   }
 }
 
+/** Why fetch failed (ECONNREFUSED, ENOTFOUND…), where it only says "fetch failed"; else undefined. */
+export function networkCause(err: unknown): string | undefined {
+  if (!(err instanceof TypeError)) return undefined;
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? err.message;
+}
+
 /** A problem document for an answer that carried none (a proxy's HTML error page, say). */
 function problemFrom(res: Response, parsed: unknown, text: string): Problem {
   const p = parsed as Partial<Problem> | null;
@@ -193,6 +200,10 @@ export class ColonyClient {
       method,
       headers,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }).catch((err: unknown) => {
+      const cause = networkCause(err);
+      if (!cause) throw err;
+      throw new Error(`cannot reach ${this.endpoint} (${cause})`, { cause: err });
     });
   }
 

@@ -186,7 +186,8 @@ describe('colony login, whoami, keys and logout', () => {
   });
 
   it('whoami prefers COLONY_API_KEY over the stored login', async () => {
-    const r = await colony(['whoami'], { COLONY_API_KEY: key, COLONY_ENDPOINT: s.baseUrl });
+    // No COLONY_ENDPOINT: the key goes to the endpoint of the latest login.
+    const r = await colony(['whoami'], { COLONY_API_KEY: key });
     expect(r.code).toBe(0);
     expect(r.out[1]).toBe(`credential: api_key (${keyId})`);
   });
@@ -276,6 +277,12 @@ describe('colony login, whoami, keys and logout', () => {
     const whoami = await colony(['whoami', '--endpoint', s.baseUrl]);
     expect(whoami.code).toBe(1);
     expect((await colony(['logout', '--endpoint', s.baseUrl])).code).toBe(1);
+  });
+
+  it('a command on an endpoint that does not answer names it and why', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const r = await colony(['whoami', '--endpoint', closed], { COLONY_API_KEY: 'col_unused' });
+    expect(r).toMatchObject({ code: 1, err: [`colony: cannot reach ${closed} (ECONNREFUSED)`] });
   });
 
   it('logout removes the local login even when the server cannot be reached, and says so', async () => {
