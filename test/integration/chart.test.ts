@@ -4,7 +4,15 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppsV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  AuthorizationV1Api,
+  CoreV1Api,
+  loadAllYaml,
+  type V1Deployment,
+  type V1EnvVar,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartDir, helm, helmTools, repoRoot, run, setJson, uniqueName } from '../support/helm.ts';
 import { kubeConfig, kubeconfigPath, kubectlPath } from '../support/kube.ts';
@@ -96,6 +104,9 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     [{ 'api.rateLimit.store': 'redis' }, 'secrets.redisUrl'],
     [{ 'api.rateLimit.store': 'postgres' }, 'secrets.databaseUrl'],
     [{ 'api.persistence.enabled': true, 'api.replicas': 2 }, 'api.replicas=1'],
+    [{ 'secrets.extra': { 'stripe-key': 'sk_x' } }, "'stripe-key' does not match"],
+    [{ 'secrets.extra': { STRIPE_SECRET_KEY: '' } }, '/secrets/extra/STRIPE_SECRET_KEY'],
+    [{ 'secrets.optionalEnv.api': ['not a variable'] }, '/secrets/optionalEnv/api/0'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
@@ -106,6 +117,54 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     expect(template({}).ok).toBe(true);
     for (const values of ciValues)
       ok(run(helmTools().helm, ['template', 'x', chartDir, '-f', values]), values);
+  });
+});
+
+describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => {
+  const render = (values: Record<string, unknown>) =>
+    loadAllYaml(helm(['template', 'x', chartDir, ...setJson(values)])) as {
+      kind?: string;
+    }[];
+  const containerEnv = (docs: { kind?: string }[], component: string): V1EnvVar[] => {
+    const deployment = docs.find(
+      (d) => d.kind === 'Deployment' && (d as V1Deployment).metadata?.name === `x-colony-${component}`,
+    ) as V1Deployment | undefined;
+    return deployment?.spec?.template.spec?.containers[0]?.env ?? [];
+  };
+  const refOf = (env: V1EnvVar[], name: string) => env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+
+  it('puts extra keys in the chart Secret and gives each component only its optional references', () => {
+    const docs = render({
+      'secrets.bootstrapToken': 'a-bootstrap-token-of-enough-length',
+      'secrets.extra': { STRIPE_SECRET_KEY: 'sk_test_chart', COLONY_OFFICE_DATABASE_URL: 'postgres://o' },
+    });
+    const secret = docs.find((d) => d.kind === 'Secret' && (d as V1Secret).metadata?.name === 'x-colony') as
+      | V1Secret
+      | undefined;
+    expect(Buffer.from(secret?.data?.STRIPE_SECRET_KEY ?? '', 'base64').toString()).toBe('sk_test_chart');
+    const api = containerEnv(docs, 'api');
+    expect(refOf(api, 'STRIPE_SECRET_KEY')).toEqual({
+      name: 'x-colony',
+      key: 'STRIPE_SECRET_KEY',
+      optional: true,
+    });
+    expect(refOf(api, 'COLONY_OAUTH_CLIENTS')?.optional).toBe(true);
+    const controller = containerEnv(docs, 'controller');
+    expect(refOf(controller, 'COLONY_OFFICE_DATABASE_URL')?.key).toBe('COLONY_OFFICE_DATABASE_URL');
+    expect(refOf(controller, 'STRIPE_SECRET_KEY')).toBeUndefined();
+    // The secret's value never lands in a pod spec, only the reference to it.
+    expect(JSON.stringify(api)).not.toContain('sk_test_chart');
+  });
+
+  it('reads the same keys from a Secret the user manages, and the lists can be narrowed', () => {
+    const docs = render({
+      'secrets.existingSecret': 'mine',
+      'secrets.optionalEnv.api': ['STRIPE_SECRET_KEY'],
+    });
+    expect(docs.some((d) => d.kind === 'Secret')).toBe(false);
+    const api = containerEnv(docs, 'api');
+    expect(refOf(api, 'STRIPE_SECRET_KEY')?.name).toBe('mine');
+    expect(refOf(api, 'COLONY_OAUTH_CLIENTS')).toBeUndefined();
   });
 });
 

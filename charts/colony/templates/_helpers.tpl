@@ -108,6 +108,13 @@ app.kubernetes.io/component: {{ .component }}
       optional: {{ .optional }}
 {{- end -}}
 
+{{/* The optional secret settings one component reads: root, component. */}}
+{{- define "colony.optionalSecretEnv" -}}
+{{- range (index .root.Values.secrets.optionalEnv .component) }}
+{{ include "colony.secretEnv" (dict "root" $.root "name" . "key" . "optional" true) }}
+{{- end }}
+{{- end -}}
+
 {{/* Egress every Colony pod needs: DNS, the Kubernetes API server, and the extra rules. */}}
 {{- define "colony.egressBase" -}}
 # DNS, wherever the cluster runs it.
