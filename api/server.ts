@@ -7,7 +7,6 @@ import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler as validatingSerializer,
-  validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
@@ -44,6 +43,7 @@ import { TaskScheduler } from './office/task-scheduler.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { ProblemError } from './shared/problem.ts';
+import { validatorCompiler } from './shared/query-validator.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
@@ -121,6 +121,8 @@ function buildProbes(
   return () => probes;
 }
 
+const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 export async function buildServer(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const now = opts.now ?? Date.now;
   const listenerOptions = {
@@ -129,7 +131,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
-      disableRequestLogging: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url),
+      disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,

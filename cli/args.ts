@@ -7,6 +7,9 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
+/** Flags that never take a value, so `--json key_…` leaves `key_…` a positional. */
+const booleanFlags = new Set(['help', 'json', 'wait']);
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
   const flags: Record<string, string | true> = {};
@@ -19,7 +22,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
     const next = argv[i + 1];
     if (inline !== undefined) flags[name] = inline;
-    else if (next !== undefined && !next.startsWith('--')) {
+    else if (next !== undefined && !next.startsWith('--') && !booleanFlags.has(name)) {
       flags[name] = next;
       i++;
     } else flags[name] = true;
@@ -34,6 +37,10 @@ export interface CommandIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
+
+/** A flag's value when it was given one (`--name x`), else undefined (absent, or bare `--name`). */
+export const flagValue = (v: string | true | undefined): string | undefined =>
+  typeof v === 'string' ? v : undefined;
 
 /** One command: wires its arguments to the SDK or a helper and answers the exit code. */
 export type Command = {

@@ -48,6 +48,9 @@ class LazyChildLogger {
   }
 
   isLevelEnabled(level: string): boolean {
+    // Asked twice per request (Fastify's request log lines): pino's own check is a table lookup.
+    const own = this.created ?? (this.opts.level === undefined ? this.parent : undefined);
+    if (own) return (own as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(level);
     return (this.values[level] ?? -1) >= (this.values[this.level] ?? Number.POSITIVE_INFINITY);
   }
 

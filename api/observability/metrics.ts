@@ -1,5 +1,5 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several servers).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import { Counter, collectDefaultMetrics, type Metric, Registry } from 'prom-client';
 import { RequestHistogram } from './request-histogram.ts';
 
@@ -37,17 +37,38 @@ export function createMetrics(): Metrics {
   };
 }
 
-/** Times every request by its route template (never the raw URL, which would explode cardinality). */
+/**
+ * Times every request by its route template (never the raw URL, which would explode cardinality).
+ * Each route gets its own hook with its template bound when it is added: reading the template from
+ * `request.routeOptions` on every response builds a dozen-field object per request. Call this before
+ * any route is added. Requests no route matched are timed as `unmatched`.
+ */
 export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
+  const { httpDuration } = metrics;
+  app.addHook('onRoute', (route) => {
+    const url = route.url;
+    const methods = [route.method].flat();
+    // A route with one method (nearly all) binds its series now; one serving several looks it up.
+    const single = methods.length === 1 ? httpDuration.timer(String(methods[0]), url) : undefined;
+    const observe: onResponseHookHandler = (request, reply, done) => {
+      const seconds = reply.elapsedTime / 1000;
+      if (single) single.observe(reply.statusCode, seconds);
+      else httpDuration.observe(request.method, url, reply.statusCode, seconds);
+      done();
+    };
+    route.onResponse = [...hooksOf(route.onResponse), observe];
+  });
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.httpDuration.observe(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
+    if (request.is404) {
+      httpDuration.observe(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    }
     done();
   });
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** Request timing plus the /metrics route that serves the registry. */

@@ -15,7 +15,8 @@ export class RequestHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   private readonly buckets: readonly number[];
-  private readonly series = new Map<string, Series>();
+  private readonly series: Series[] = [];
+  private readonly timers = new Map<string, RouteTimer>();
 
   constructor(opts: { name: string; help: string; buckets: readonly number[] }) {
     this.name = opts.name;
@@ -24,28 +25,27 @@ export class RequestHistogram {
   }
 
   observe(method: string, route: string, statusCode: number, seconds: number): void {
-    const key = `${method} ${statusCode} ${route}`;
-    let s = this.series.get(key);
-    if (!s) {
-      s = {
-        labels: { method, route, status_code: String(statusCode) },
-        counts: new Float64Array(this.buckets.length + 1),
-        sum: 0,
-        count: 0,
-      };
-      this.series.set(key, s);
+    this.timer(method, route).observe(statusCode, seconds);
+  }
+
+  /**
+   * The series of one method and route, resolved once: a route binds its timer when it is added, so
+   * a request pays a lookup by status code and a bucket search, with no label strings built.
+   */
+  timer(method: string, route: string): RouteTimer {
+    const key = `${method} ${route}`;
+    let timer = this.timers.get(key);
+    if (!timer) {
+      timer = new RouteTimer(method, route, this.buckets, this.series);
+      this.timers.set(key, timer);
     }
-    let i = 0;
-    while (i < this.buckets.length && seconds > (this.buckets[i] ?? Number.POSITIVE_INFINITY)) i++;
-    s.counts[i] = (s.counts[i] ?? 0) + 1;
-    s.sum += seconds;
-    s.count++;
+    return timer;
   }
 
   /** The prom-client metric shape, so the registry formats it with everything else. */
   async get() {
     const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
-    for (const s of this.series.values()) {
+    for (const s of this.series) {
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += s.counts[i] ?? 0;
@@ -56,5 +56,41 @@ export class RequestHistogram {
       values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
+/** Observations of one method and route, by status code. */
+export class RouteTimer {
+  private readonly byStatus = new Map<number, Series>();
+  private readonly method: string;
+  private readonly route: string;
+  private readonly buckets: readonly number[];
+  private readonly all: Series[];
+
+  constructor(method: string, route: string, buckets: readonly number[], all: Series[]) {
+    this.method = method;
+    this.route = route;
+    this.buckets = buckets;
+    this.all = all;
+  }
+
+  observe(statusCode: number, seconds: number): void {
+    let s = this.byStatus.get(statusCode);
+    if (!s) {
+      s = {
+        labels: { method: this.method, route: this.route, status_code: String(statusCode) },
+        counts: new Float64Array(this.buckets.length + 1),
+        sum: 0,
+        count: 0,
+      };
+      this.byStatus.set(statusCode, s);
+      this.all.push(s);
+    }
+    const buckets = this.buckets;
+    let i = 0;
+    while (i < buckets.length && seconds > (buckets[i] as number)) i++;
+    s.counts[i] = (s.counts[i] ?? 0) + 1;
+    s.sum += seconds;
+    s.count++;
   }
 }

@@ -2,11 +2,12 @@
 // write path off the public port: same services, errors, rate limit and routes as under PORT.
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
-import { serializerCompiler as validatingSerializer, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import type { AppServices } from '../app-services.ts';
 import { observeRequests } from '../observability/metrics.ts';
 import { apiRateLimit } from '../public/api-rate-limit.ts';
 import { installProblemHandlers } from '../shared/problem-handlers.ts';
+import { validatorCompiler } from '../shared/query-validator.ts';
 import { officePlugin } from './plugin.ts';
 
 declare module 'fastify' {

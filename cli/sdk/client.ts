@@ -1,11 +1,15 @@
-// The typed SDK the CLI is built on: `new ColonyClient({ endpoint, apiKey })`. Errors are the API's
-// problem+json documents, thrown as ColonyApiError.
+// The typed SDK the CLI is built on: `new ColonyClient({ endpoint, apiKey })`, or `{ endpoint, auth }`
+// with the login `colony login` stored. Errors are the API's problem+json documents, thrown as
+// ColonyApiError.
+import type { BearerSource } from './stored-login.ts';
 
 export interface ColonyClientOptions {
   /** Address of the Colony API (or the office-manager listener), e.g. https://colony.example.com */
   endpoint: string;
   /** An API key (col_…) or operator token, sent as a bearer token. */
   apiKey?: string | undefined;
+  /** Used when there is no apiKey: a refreshing token source such as the stored CLI login. */
+  auth?: BearerSource | undefined;
   fetch?: typeof fetch;
 }
 
@@ -26,6 +30,80 @@ export class ColonyApiError extends Error {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
     this.problem = problem;
   }
+}
+
+/** Why fetch failed (ECONNREFUSED, ENOTFOUND…), where it only says "fetch failed"; else undefined. */
+export function networkCause(err: unknown): string | undefined {
+  if (!(err instanceof TypeError)) return undefined;
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? err.message;
+}
+
+/** A problem document for an answer that carried none (a proxy's HTML error page, say). */
+function problemFrom(res: Response, parsed: unknown, text: string): Problem {
+  const p = parsed as Partial<Problem> | null;
+  if (p && typeof p === 'object' && typeof p.status === 'number' && typeof p.code === 'string')
+    return p as Problem;
+  return {
+    type: 'about:blank',
+    title: res.statusText || `HTTP ${res.status}`,
+    status: res.status,
+    code: `http_${res.status}`,
+    detail: text.slice(0, 200) || res.statusText || 'no detail given',
+  };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** GET /api/v1/me: the credential and, for a person's credential, their account. */
+export interface Me {
+  id: string;
+  type: 'user' | 'service_auth' | 'anonymous';
+  name: string;
+  email?: string;
+  scopes: string[];
+  offices: string[] | '*';
+  credential: string;
+  credentialId?: string;
+  clientId?: string;
+  resource?: string;
+  account: {
+    id: string;
+    email: string;
+    name: string;
+    createdAt: string;
+    memberships: { officeId: string; role: string }[];
+  } | null;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The prefix and first characters; never enough to use the key. */
+  hint: string;
+  scopes: string[];
+  offices: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+}
+
+export interface CreatedApiKey extends ApiKey {
+  /** The key itself, answered this once. */
+  key: string;
+}
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes?: string[];
+  offices?: string[] | null;
+  expiresInDays?: number | null;
 }
 
 export interface CredentialField {
@@ -98,12 +176,35 @@ export interface SnapshotRestore {
 export class ColonyClient {
   private readonly endpoint: string;
   private readonly apiKey: string | undefined;
+  private readonly auth: BearerSource | undefined;
   private readonly fetcher: typeof fetch;
 
   constructor(opts: ColonyClientOptions) {
     this.endpoint = opts.endpoint.replace(/\/+$/, '');
     this.apiKey = opts.apiKey;
+    this.auth = opts.apiKey ? undefined : opts.auth;
     this.fetcher = opts.fetch ?? fetch;
+  }
+
+  private send(
+    method: string,
+    path: string,
+    body: unknown,
+    extraHeaders: Record<string, string>,
+    bearer: string | undefined,
+  ): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return this.fetcher(`${this.endpoint}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }).catch((err: unknown) => {
+      const cause = networkCause(err);
+      if (!cause) throw err;
+      throw new Error(`cannot reach ${this.endpoint} (${cause})`, { cause: err });
+    });
   }
 
   private async call<T>(
@@ -112,18 +213,37 @@ export class ColonyClient {
     body?: unknown,
     extraHeaders: Record<string, string> = {},
   ): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await this.fetcher(`${this.endpoint}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+    const bearer = this.apiKey ?? (await this.auth?.token());
+    let res = await this.send(method, path, body, extraHeaders, bearer);
+    // A stored login's token may have been revoked or expired early: renew it once and retry.
+    if (res.status === 401 && this.auth && bearer) {
+      const renewed = await this.auth.renew(bearer);
+      if (renewed) res = await this.send(method, path, body, extraHeaders, renewed);
+    }
     const text = await res.text();
-    const parsed = text ? JSON.parse(text) : null;
-    if (!res.ok) throw new ColonyApiError(parsed as Problem);
+    const parsed = parseBody(text);
+    if (!res.ok) throw new ColonyApiError(problemFrom(res, parsed, text));
     return parsed as T;
+  }
+
+  /** The profile behind the credential (`/api/v1/me`). */
+  me(): Promise<Me> {
+    return this.call('GET', '/api/v1/me');
+  }
+
+  /** Your active API keys, never the keys themselves (needs a login token with `keys:write`). */
+  listKeys(): Promise<{ keys: ApiKey[] }> {
+    return this.call('GET', '/api/v1/keys');
+  }
+
+  /** Creates an API key; the answer's `key` is the only time it is shown. */
+  createKey(input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    return this.call('POST', '/api/v1/keys', input);
+  }
+
+  /** Revokes an API key; it fails at once. */
+  async revokeKey(id: string): Promise<void> {
+    await this.call('DELETE', `/api/v1/keys/${encodeURIComponent(id)}`);
   }
 
   listIntegrations(query?: {

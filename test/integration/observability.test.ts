@@ -35,6 +35,29 @@ describe('operational endpoints', () => {
     expect(res.body).not.toContain('job_nope');
     expect(res.body).toContain('colony_process_cpu_user_seconds_total');
   });
+
+  it('times each request once: under its own method, and as unmatched when no route took it', async () => {
+    const count = async (labels: string) => {
+      const text = (await s.app.inject({ url: '/metrics' })).body;
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`colony_http_request_duration_seconds_count{${labels}}`));
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const head = 'method="HEAD",route="/api/v1/pricing",status_code="200"';
+    const get = 'method="GET",route="/api/v1/pricing",status_code="200"';
+    const lost = 'method="GET",route="unmatched",status_code="404"';
+    const before = [await count(head), await count(get), await count(lost)];
+    await s.app.inject({ method: 'HEAD', url: '/api/v1/pricing' });
+    await s.app.inject({ url: '/api/v1/pricing' });
+    await s.app.inject({ url: '/api/v1/pricing' });
+    await s.app.inject({ url: '/no/such/place' });
+    expect([await count(head), await count(get), await count(lost)]).toEqual([
+      (before[0] ?? 0) + 1,
+      (before[1] ?? 0) + 2,
+      (before[2] ?? 0) + 1,
+    ]);
+  });
 });
 
 describe('cached representations', () => {

@@ -206,6 +206,24 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
     expect((await expectCompletedOnce(p))?.id).toBe(sub?.id);
   });
 
+  it('waits for a delayed payment to clear: 200 awaiting_payment, nothing recorded, then async_payment_succeeded finishes it', async () => {
+    const p = await atStripe();
+    desk.payLater(p.reference);
+    const early = await deliver(s, eventBody('checkout.session.completed', p.reference));
+    expect(early.statusCode, early.body).toBe(200);
+    expect(early.json()).toEqual({ received: true, outcome: 'awaiting_payment' });
+    await expectNothingWritten(p);
+    // The owner coming back is told the money is on its way, not invited to pay a second time.
+    const back = await p.browser.get(`/checkout/${p.id}/return?reference=${p.reference}`);
+    expect(back.body).toContain('Your payment is on its way');
+    expect(back.body).not.toContain('Continue to payment to try again');
+    await expectNothingWritten(p);
+    desk.pay(p.reference);
+    const cleared = await deliver(s, eventBody('checkout.session.async_payment_succeeded', p.reference));
+    expect(cleared.json()).toEqual({ received: true, outcome: 'completed' });
+    await expectCompletedOnce(p);
+  });
+
   it('completes once when the webhook races the owner coming back', async () => {
     const p = await atStripe();
     desk.pay(p.reference);

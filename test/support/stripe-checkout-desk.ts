@@ -10,6 +10,8 @@ export interface StripeCheckoutDesk {
   url: string;
   /** The customer finished this Checkout Session at Stripe (a trial: nothing charged yet). */
   pay(checkoutSessionId: string): void;
+  /** The customer finished it with a delayed method (a bank debit) whose money has not arrived. */
+  payLater(checkoutSessionId: string): void;
   /** How many times each Checkout Session was retrieved from "Stripe". */
   readonly retrieved: Map<string, number>;
   close(): Promise<void>;
@@ -24,13 +26,13 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function paid(session: Record<string, unknown>): Record<string, unknown> {
+function paid(session: Record<string, unknown>, cleared: boolean): Record<string, unknown> {
   const sub = session.subscription;
   const trialEnd = Math.floor(Date.now() / 1000) + 14 * DAY;
   return {
     ...session,
     status: 'complete',
-    payment_status: 'no_payment_required',
+    payment_status: cleared ? 'no_payment_required' : 'unpaid',
     mode: 'subscription',
     subscription:
       sub && typeof sub === 'object' ? { ...sub, status: 'trialing', trial_end: trialEnd } : (sub ?? null),
@@ -45,7 +47,8 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<StripeCheckoutDesk> {
-  const paidSessions = new Set<string>();
+  // true once the money is there; false while a delayed payment is on its way.
+  const paidSessions = new Map<string, boolean>();
   const retrieved = new Map<string, number>();
 
   async function relay(req: IncomingMessage): Promise<{ status: number; type: string; text: string }> {
@@ -60,7 +63,9 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
     const id = /^\/v1\/checkout\/sessions\/(cs_[^/?]+)/.exec(req.url ?? '')?.[1];
     if (req.method !== 'GET' || !id) return { status: upstream.status, type, text };
     retrieved.set(id, (retrieved.get(id) ?? 0) + 1);
-    const shown = upstream.ok && paidSessions.has(id) ? JSON.stringify(paid(JSON.parse(text))) : text;
+    const cleared = paidSessions.get(id);
+    const shown =
+      upstream.ok && cleared !== undefined ? JSON.stringify(paid(JSON.parse(text), cleared)) : text;
     return { status: upstream.status, type, text: shown };
   }
 
@@ -80,7 +85,8 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    pay: (id) => paidSessions.add(id),
+    pay: (id) => paidSessions.set(id, true),
+    payLater: (id) => paidSessions.set(id, false),
     retrieved,
     close: () =>
       new Promise((resolve) => {

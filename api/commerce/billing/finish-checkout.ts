@@ -10,7 +10,9 @@ import type { PaymentProcessor } from '../processors/processor.ts';
 
 export type FinishOutcome =
   | { outcome: 'completed'; subscription: SubscriptionRecord }
-  | { outcome: 'open' | 'expired' | 'not_yours' | 'not_found' | 'finished_by_another' };
+  | {
+      outcome: 'open' | 'expired' | 'awaiting_payment' | 'not_yours' | 'not_found' | 'finished_by_another';
+    };
 
 export const protocolOf = (sessionId: string): CheckoutProtocol =>
   sessionId.startsWith('ucs_') ? 'ucp' : 'acp';

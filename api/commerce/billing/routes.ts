@@ -144,15 +144,22 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
         reply,
         'Another account already finished this checkout; nothing was recorded for yours.',
       );
-    const notice =
-      result.outcome === 'expired'
-        ? 'The payment page expired before you finished. Continue to payment again.'
-        : 'The payment was not finished yet. Continue to payment to try again.';
+    const notice = RETURN_NOTICES[result.outcome];
     return show(request, reply, id, notice);
   });
 
   if (processor instanceof TestProcessor) registerTestProcessorPage(app, processor);
 }
+
+// What the owner reads on coming back without a finished payment. A delayed payment must not invite a
+// second one: its webhook completes the checkout when the money clears.
+const RETURN_NOTICES: Record<'open' | 'expired' | 'awaiting_payment' | 'not_found', string> = {
+  open: 'The payment was not finished yet. Continue to payment to try again.',
+  expired: 'The payment page expired before you finished. Continue to payment again.',
+  awaiting_payment:
+    'Your payment is on its way. This checkout completes by itself once it clears; do not pay again.',
+  not_found: 'The payment was not finished yet. Continue to payment to try again.',
+};
 
 function registerTestProcessorPage(app: FastifyInstance, processor: TestProcessor): void {
   const { storage } = app.colony;

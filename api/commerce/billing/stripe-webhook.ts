@@ -123,7 +123,8 @@ export async function stripeWebhook(app: FastifyInstance): Promise<void> {
         `Stripe reports Checkout Session ${reference} as not complete; nothing was recorded.`,
       );
     }
-    // Expired, finished by another account or gone: nothing a redelivery could change.
+    // Expired, finished by another account or gone: nothing a redelivery could change. Awaiting a delayed
+    // payment: `checkout.session.async_payment_succeeded` comes when it clears and finishes the checkout.
     return reply.code(200).send({ received: true, outcome: result.outcome });
   });
 }

@@ -29,7 +29,8 @@ export type ConfirmedCheckout =
       /** What the processor reported about tax and the billing address, for the record. */
       details: Record<string, unknown>;
     }
-  | { status: 'open' | 'expired' };
+  /** `awaiting_payment`: finished by the owner, paid by a delayed method that has not cleared yet. */
+  | { status: 'open' | 'expired' | 'awaiting_payment' };
 
 export interface PaymentProcessor {
   readonly name: 'test' | 'stripe';

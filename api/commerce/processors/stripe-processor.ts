@@ -94,6 +94,9 @@ export class StripeProcessor implements PaymentProcessor {
     const session = await this.stripe.checkout.sessions.retrieve(reference, { expand: ['subscription'] });
     if (session.status === 'expired') return { status: 'expired' };
     if (session.status !== 'complete') return { status: 'open' };
+    // A delayed payment method (a bank debit) completes the session before the money arrives: it is
+    // settled by `checkout.session.async_payment_succeeded`, not by the owner's return.
+    if (session.payment_status === 'unpaid') return { status: 'awaiting_payment' };
     const sub = typeof session.subscription === 'object' ? session.subscription : null;
     const subscriptionRef =
       sub?.id ?? (typeof session.subscription === 'string' ? session.subscription : reference);

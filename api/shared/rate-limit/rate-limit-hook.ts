@@ -1,6 +1,8 @@
 // Fastify glue for a RateLimiter: headers on every response, a surface-specific error when exhausted.
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { type RateLimitDecision, type RateLimiter, rateLimitHeaders } from './rate-limiter.ts';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
+
+type HookDone = HookHandlerDoneFunction;
 
 export interface RateLimitHookOptions {
   limiter: RateLimiter;
@@ -18,24 +20,45 @@ export interface RateLimitHookOptions {
  * synchronous, which matters on the hottest path of the API.
  */
 export function rateLimitHook(opts: RateLimitHookOptions): onRequestHookHandler {
+  const { limiter, skip, onExceeded } = opts;
+  const refuse = opts.failOpen === false;
   return function rateLimit(request, reply, done) {
-    if (opts.skip?.(request)) return done();
-    const apply = (decision: RateLimitDecision) => {
-      reply.headers(rateLimitHeaders(decision));
-      if (decision.allowed) return done();
-      reply.header('retry-after', String(decision.resetSeconds));
-      opts.onExceeded(request, reply, decision);
-    };
-    const unavailable = (err: unknown) => {
-      request.log.warn({ err }, 'rate-limit store unavailable');
-      done(opts.failOpen === false ? (err as Error) : undefined);
-    };
+    if (skip?.(request)) return done();
+    let decision: RateLimitDecision | Promise<RateLimitDecision>;
     try {
-      const decision = opts.limiter.consumeNow(request.ip);
-      if (decision instanceof Promise) decision.then(apply, unavailable);
-      else apply(decision);
+      decision = limiter.consumeNow(request.ip);
     } catch (err) {
-      unavailable(err);
+      return storeUnavailable(request, done, err, refuse);
     }
+    if (!(decision instanceof Promise)) return applyDecision(request, reply, done, decision, onExceeded);
+    decision.then(
+      (d) => applyDecision(request, reply, done, d, onExceeded),
+      (err) => storeUnavailable(request, done, err, refuse),
+    );
   };
+}
+
+// Module-level rather than closures made per request: this runs on every API request.
+function applyDecision(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookDone,
+  decision: RateLimitDecision,
+  onExceeded: RateLimitHookOptions['onExceeded'],
+): void {
+  reply
+    .header('x-ratelimit-limit', String(decision.limit))
+    .header('x-ratelimit-remaining', String(decision.remaining))
+    .header('x-ratelimit-reset', String(decision.resetSeconds));
+  if (decision.allowed) {
+    done();
+    return;
+  }
+  reply.header('retry-after', String(decision.resetSeconds));
+  onExceeded(request, reply, decision);
+}
+
+function storeUnavailable(request: FastifyRequest, done: HookDone, err: unknown, refuse: boolean): void {
+  request.log.warn({ err }, 'rate-limit store unavailable');
+  done(refuse ? (err as Error) : undefined);
 }

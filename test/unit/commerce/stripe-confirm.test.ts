@@ -33,6 +33,14 @@ describe('StripeProcessor.confirm', () => {
   ])('reports an %s session as not complete', async (_name, session) => {
     expect((await withSession({ id: 'cs_2', ...session }).confirm('cs_2')).status).toBe(session.status);
   });
+
+  it('waits for a delayed payment: complete but unpaid awaits the payment, paid or free-trial is complete', async () => {
+    const session = (payment_status: string) =>
+      withSession({ id: 'cs_3', status: 'complete', payment_status, subscription: 'sub_3' });
+    expect((await session('unpaid').confirm('cs_3')).status).toBe('awaiting_payment');
+    expect((await session('paid').confirm('cs_3')).status).toBe('complete');
+    expect((await session('no_payment_required').confirm('cs_3')).status).toBe('complete');
+  });
 });
 
 describe('stripeIdempotencyKey', () => {
