@@ -292,12 +292,24 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
 
     desk.pay(first.reference);
     desk.pay(lateHandoff.reference);
+    // stripe-mock answers every session with the same canned subscription id: count from here on.
+    const seen = desk.requests.length;
     expect((await deliver(s, eventBody('checkout.session.completed', first.reference))).statusCode).toBe(200);
     const res = await deliver(s, eventBody('checkout.session.completed', lateHandoff.reference));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ received: true, outcome: 'finished_by_another' });
     expect(await s.app.colony.storage.subscriptions.ofAccount(late.id)).toBeUndefined();
     await expectCompletedOnce({ ...first, revision });
+    // The subscription Stripe opened for the late payer is canceled, once, however often Stripe redelivers.
+    const canceled = (await s.app.colony.storage.billingHandoffs.get(lateHandoff.reference))?.data
+      .canceled_subscription;
+    expect(canceled).toMatch(/^sub_/);
+    const cancels = () =>
+      desk.requests.slice(seen).filter((r) => r === `DELETE /v1/subscriptions/${canceled}`).length;
+    expect(cancels()).toBe(1);
+    const again = await deliver(s, eventBody('checkout.session.completed', lateHandoff.reference));
+    expect(again.json()).toEqual({ received: true, outcome: 'finished_by_another' });
+    expect(cancels()).toBe(1);
   });
 
   it('answers 200 and does nothing for a Checkout Session Colony did not start', async () => {

@@ -14,6 +14,8 @@ export interface StripeCheckoutDesk {
   payLater(checkoutSessionId: string): void;
   /** How many times each Checkout Session was retrieved from "Stripe". */
   readonly retrieved: Map<string, number>;
+  /** Every request relayed, as `METHOD /path` (no query), in order. */
+  readonly requests: string[];
   close(): Promise<void>;
 }
 
@@ -50,9 +52,11 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
   // true once the money is there; false while a delayed payment is on its way.
   const paidSessions = new Map<string, boolean>();
   const retrieved = new Map<string, number>();
+  const requests: string[] = [];
 
   async function relay(req: IncomingMessage): Promise<{ status: number; type: string; text: string }> {
     const body = await bodyOf(req);
+    requests.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
     const upstream = await fetch(`${stripeMockUrl}${req.url}`, {
       method: req.method ?? 'GET',
       headers: forwardedHeaders(req),
@@ -88,6 +92,7 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
     pay: (id) => paidSessions.set(id, true),
     payLater: (id) => paidSessions.set(id, false),
     retrieved,
+    requests,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -2,6 +2,7 @@
 // for this session, the processor must say it is complete; then the subscription is recorded and the
 // session becomes `completed`.
 import { randomBytes } from 'node:crypto';
+import type { BillingHandoff } from '../../storage/billing-handoffs-repo.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
@@ -46,6 +47,28 @@ function subscriptionFor(
   };
 }
 
+/** Cancels once: redeliveries and returns after the cancel find it recorded on the hand-off. */
+async function cancelLatePayment(
+  storage: Storage,
+  processor: PaymentProcessor,
+  handoff: BillingHandoff,
+  confirmed: { subscriptionRef: string; details: Record<string, unknown> },
+  now: number,
+): Promise<void> {
+  if (handoff.data.canceled_subscription === confirmed.subscriptionRef) return;
+  await processor.cancelSubscription(confirmed.subscriptionRef);
+  await storage.billingHandoffs.complete(
+    handoff.reference,
+    {
+      ...handoff.data,
+      ...confirmed.details,
+      canceled_subscription: confirmed.subscriptionRef,
+      canceled_because: 'finished_by_another',
+    },
+    now,
+  );
+}
+
 export async function finishCheckout(deps: {
   storage: Storage;
   checkout: CheckoutService;
@@ -66,8 +89,12 @@ export async function finishCheckout(deps: {
   if (!session) return { outcome: 'not_found' };
   // The owner has paid: the subscription is recorded even if an agent canceled the session meanwhile.
   const existing = await storage.subscriptions.bySession(sessionId);
-  // One checkout buys one subscription: a second account paying for it too is not recorded over it.
-  if (existing && existing.accountId !== accountId) return { outcome: 'finished_by_another' };
+  // One checkout buys one subscription: a second account paying for it too is not recorded over it,
+  // and the subscription the processor opened for them is canceled so it never bills them.
+  if (existing && existing.accountId !== accountId) {
+    await cancelLatePayment(storage, processor, handoff, confirmed, now);
+    return { outcome: 'finished_by_another' };
+  }
   const subscription = await storage.subscriptions.record(
     subscriptionFor(session, accountId, confirmed, processor, existing, now),
   );

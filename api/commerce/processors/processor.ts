@@ -38,6 +38,8 @@ export interface PaymentProcessor {
   readonly testMode: boolean;
   start(c: ProcessorCheckout): Promise<StartedCheckout>;
   confirm(reference: string): Promise<ConfirmedCheckout>;
+  /** Ends a subscription the processor opened that Colony will not honour (a second payer). */
+  cancelSubscription(subscriptionRef: string): Promise<void>;
 }
 
 export const REFERENCE_PLACEHOLDER = '{REFERENCE}';

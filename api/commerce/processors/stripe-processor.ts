@@ -16,7 +16,7 @@ export interface StripeProcessorOptions {
   /** Another API address (stripe-mock in tests). */
   apiUrl?: string;
   /** A client to use instead of building one (unit tests stand one in). */
-  client?: Pick<Stripe, 'checkout'>;
+  client?: Pick<Stripe, 'checkout' | 'subscriptions'>;
 }
 
 function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof Stripe>[1] {
@@ -46,7 +46,7 @@ const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
-  private readonly stripe: Pick<Stripe, 'checkout'>;
+  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions'>;
 
   constructor(o: StripeProcessorOptions) {
     this.stripe = o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl));
@@ -88,6 +88,17 @@ export class StripeProcessor implements PaymentProcessor {
     );
     if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL');
     return { reference: session.id, redirectUrl: session.url };
+  }
+
+  async cancelSubscription(subscriptionRef: string): Promise<void> {
+    // Immediately, not at period end: the subscription is in its trial and nothing was bought with it.
+    // The key makes concurrent or repeated cancels (webhook redeliveries racing the owner's return) one.
+    if (subscriptionRef.startsWith('sub_'))
+      await this.stripe.subscriptions.cancel(
+        subscriptionRef,
+        {},
+        { idempotencyKey: `colony-cancel-${subscriptionRef}` },
+      );
   }
 
   async confirm(reference: string): Promise<ConfirmedCheckout> {

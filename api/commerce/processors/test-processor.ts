@@ -65,6 +65,9 @@ export class TestProcessor implements PaymentProcessor {
     );
   }
 
+  /** The test processor never charges, so there is nothing to stop. */
+  async cancelSubscription(_subscriptionRef: string): Promise<void> {}
+
   async confirm(reference: string): Promise<ConfirmedCheckout> {
     const handoff = await this.handoffs.get(reference);
     if (!handoff || handoff.processor !== 'test' || handoff.status !== 'complete') return { status: 'open' };
