@@ -22,6 +22,7 @@ import { installCrds } from '../support/kube.ts';
 import { type Agent, BenchCluster, inPool } from './controller/fixture.ts';
 import { parseSamples, sum } from './controller/prometheus-text.ts';
 import { TemplateWatch } from './controller/template-watch.ts';
+import { percentile } from './load.ts';
 
 export interface ControllerBenchOptions {
   offices: number;
@@ -34,10 +35,6 @@ const WORKERS = 2;
 const RESYNC_SECONDS = 10;
 const APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type WrittenState = Awaited<ReturnType<BenchCluster['writtenState']>>;

@@ -3,21 +3,14 @@
 // HTTP: token verification (/api/v1/me), introspection, the token endpoint (refresh grant) and an
 // MCP tool call, each against a bare Fastify route in the same process and run.
 import Fastify from 'fastify';
-import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
 import { openStorage } from '../../api/storage/storage.ts';
 import { OAuthTestClient } from '../support/oauth-client.ts';
 import { startListeningServer } from '../support/server.ts';
 import { type DisposableTarget, postgresTarget, sqliteTarget } from '../support/storage-targets.ts';
-import { formatRow, load } from './load.ts';
-import { memoryCorpus, retrievalQuality } from './memory-corpus.ts';
+import { formatRow, load, percentile } from './load.ts';
+import { corpusAccount, retrievalQuality } from './memory-corpus.ts';
 import { vectorTable } from './memory-vectors.bench.ts';
-
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const started = performance.now();
@@ -29,27 +22,7 @@ async function benchRecall(target: DisposableTarget, size: number, queries: numb
   const made = await target.create();
   const storage = await openStorage(made.target);
   try {
-    const accountId = newAccountId();
-    await storage.identity.accounts.create({
-      id: accountId,
-      email: `${accountId}@bench.test`,
-      name: 'bench',
-      passwordHash: 'x',
-      createdAt: 0,
-      updatedAt: 0,
-    });
-    const { facts, queries: labelled } = memoryCorpus(size, queries);
-    const records: MemoryRecord[] = facts.map((content, i) => ({
-      id: randomId('mem'),
-      accountId,
-      kind: 'fact',
-      content,
-      source: null,
-      documentId: null,
-      chunkIndex: 0,
-      occurredAt: null,
-      createdAt: i,
-    }));
+    const { accountId, records, labelled } = await corpusAccount(storage, size, queries);
     const [loadMs] = await timed(async () => {
       for (let i = 0; i < records.length; i += 5000)
         await storage.identity.memories.insertMany(records.slice(i, i + 5000));

@@ -42,3 +42,9 @@ export async function load(
 export function formatRow(cells: (string | number)[], widths: number[]): string {
   return cells.map((c, i) => String(c).padEnd(widths[i] ?? 12)).join(' ');
 }
+
+/** The p-th percentile (nearest rank) of a sample. */
+export function percentile(xs: readonly number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}

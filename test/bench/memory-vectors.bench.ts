@@ -1,18 +1,10 @@
-// Issue 5 benchmark, vector part: recall@5 and MRR of full-text-only against hybrid recall (full
-// text fused with all-MiniLM-L6-v2 vectors from the test embedder) on the labelled corpus, recall
-// latency of each, and the embedding cost per memory against the cost of storing it.
-import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
 import { openAiEmbedder, vectorToBytes } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
 import { openStorage } from '../../api/storage/storage.ts';
 import { EMBEDDER_MODEL, startEmbedder } from '../support/embedder.ts';
 import { sqliteTarget } from '../support/storage-targets.ts';
-import { formatRow } from './load.ts';
-import { memoryCorpus, retrievalQuality } from './memory-corpus.ts';
-
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+import { formatRow, percentile } from './load.ts';
+import { corpusAccount, retrievalQuality } from './memory-corpus.ts';
 
 async function embedderUrl(): Promise<{ url: string; stop: () => Promise<void> } | null> {
   if (process.env.TEST_EMBEDDINGS_URL) return { url: process.env.TEST_EMBEDDINGS_URL, stop: async () => {} };
@@ -28,27 +20,7 @@ async function measure(url: string, size: number, queries: number) {
   const made = await sqliteTarget.create();
   const storage = await openStorage(made.target);
   try {
-    const accountId = newAccountId();
-    await storage.identity.accounts.create({
-      id: accountId,
-      email: `${accountId}@bench.test`,
-      name: 'bench',
-      passwordHash: 'x',
-      createdAt: 0,
-      updatedAt: 0,
-    });
-    const { facts, queries: labelled } = memoryCorpus(size, queries);
-    const records: MemoryRecord[] = facts.map((content, i) => ({
-      id: randomId('mem'),
-      accountId,
-      kind: 'fact',
-      content,
-      source: null,
-      documentId: null,
-      chunkIndex: 0,
-      occurredAt: null,
-      createdAt: i,
-    }));
+    const { accountId, records, labelled } = await corpusAccount(storage, size, queries);
     const repo = storage.identity.memories;
     let started = performance.now();
     await repo.insertMany(records);

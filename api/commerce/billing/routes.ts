@@ -169,8 +169,7 @@ function registerTestProcessorPage(app: FastifyInstance, processor: TestProcesso
     if (!account) return undefined;
     const handoff = await storage.billingHandoffs.get(request.query.reference ?? '');
     if (
-      !handoff ||
-      handoff.processor !== 'test' ||
+      handoff?.processor !== 'test' ||
       handoff.checkoutSessionId !== request.params.id ||
       handoff.accountId !== account.id
     ) {

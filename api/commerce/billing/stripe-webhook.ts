@@ -87,7 +87,7 @@ export async function stripeWebhook(app: FastifyInstance): Promise<void> {
     const log = request.log.child({ stripeEvent: event.id, stripeEventType: event.type });
     if (!reference) return reply.code(200).send({ received: true });
     const handoff = await storage.billingHandoffs.get(reference);
-    if (!handoff || handoff.processor !== 'stripe') {
+    if (handoff?.processor !== 'stripe') {
       log.info({ reference }, 'Stripe webhook for a Checkout Session Colony did not start; ignored');
       return reply.code(200).send({ received: true });
     }

@@ -70,7 +70,7 @@ export class TestProcessor implements PaymentProcessor {
 
   async confirm(reference: string): Promise<ConfirmedCheckout> {
     const handoff = await this.handoffs.get(reference);
-    if (!handoff || handoff.processor !== 'test' || handoff.status !== 'complete') return { status: 'open' };
+    if (handoff?.processor !== 'test' || handoff.status !== 'complete') return { status: 'open' };
     const paidAt = Number(handoff.data.paid_at ?? this.now());
     const trialDays = Number(handoff.data.trial_days ?? 0);
     return {
