@@ -107,6 +107,8 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     [{ 'secrets.extra': { 'stripe-key': 'sk_x' } }, "'stripe-key' does not match"],
     [{ 'secrets.extra': { STRIPE_SECRET_KEY: '' } }, '/secrets/extra/STRIPE_SECRET_KEY'],
     [{ 'secrets.optionalEnv.api': ['not a variable'] }, '/secrets/optionalEnv/api/0'],
+    [{ 'api.memory.answerModel.url': 'https://models.example/v1' }, 'api.memory.answerModel.model'],
+    [{ 'api.memory.embeddings.url': 'ftp://x' }, '/api/memory/embeddings/url'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
@@ -154,6 +156,25 @@ describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => 
     expect(refOf(controller, 'STRIPE_SECRET_KEY')).toBeUndefined();
     // The secret's value never lands in a pod spec, only the reference to it.
     expect(JSON.stringify(api)).not.toContain('sk_test_chart');
+  });
+
+  it('sets the memory models from api.memory, and nothing of them by default', () => {
+    const names = (docs: { kind?: string }[]) => containerEnv(docs, 'api').map((e) => e.name);
+    expect(names(render({})).filter((n) => /EMBEDDINGS_URL|ANSWER_MODEL_URL/.test(n))).toEqual([]);
+    const env = containerEnv(
+      render({
+        'api.memory.embeddings.url': 'https://embed.example/v1',
+        'api.memory.answerModel.url': 'https://chat.example/v1',
+        'api.memory.answerModel.model': 'small-chat',
+      }),
+      'api',
+    );
+    const value = (name: string) => env.find((e) => e.name === name)?.value;
+    expect(value('COLONY_EMBEDDINGS_URL')).toBe('https://embed.example/v1');
+    expect(value('COLONY_EMBEDDINGS_MODEL')).toBe('text-embedding-3-small');
+    expect(value('COLONY_ANSWER_MODEL_URL')).toBe('https://chat.example/v1');
+    expect(value('COLONY_ANSWER_MODEL')).toBe('small-chat');
+    expect(value('COLONY_ANSWER_MODEL_TIMEOUT_MS')).toBe('20000');
   });
 
   it('reads the same keys from a Secret the user manages, and the lists can be narrowed', () => {
