@@ -37,6 +37,8 @@ const checkoutFor = (sessionId: string, ls = lines('plan_pro_monthly', 'addon_ba
   trialDays: 14,
   successUrl: 'http://colony.test/checkout/x/return?reference={REFERENCE}',
   cancelUrl: 'http://colony.test/checkout/x',
+  expiresAt: Date.now() + 6 * 3_600_000,
+  now: Date.now(),
 });
 
 describe('StripeProcessor against stripe-mock', () => {

@@ -96,6 +96,8 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
         trialDays: session.cart.trialDays,
         successUrl: `${here}/return?reference=${REFERENCE_PLACEHOLDER}`,
         cancelUrl: here,
+        expiresAt: session.expiresAt,
+        now: now(),
       });
     } catch (err) {
       request.log.error({ err, processor: processor.name }, 'payment processor refused to start a checkout');

@@ -12,6 +12,10 @@ export interface ProcessorCheckout {
   /** Where the processor sends the owner when they finish; `{REFERENCE}` is replaced by the processor. */
   successUrl: string;
   cancelUrl: string;
+  /** When the Colony session expires (epoch ms): the processor's page should not outlive it. */
+  expiresAt: number;
+  /** Now (epoch ms), for processors that bound their own expiry. */
+  now: number;
 }
 
 export interface StartedCheckout {

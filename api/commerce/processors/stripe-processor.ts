@@ -34,10 +34,24 @@ function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof
 export function stripeIdempotencyKey(c: ProcessorCheckout): string {
   const cart = c.lines.map((l) => [l.itemId, l.quantity, l.unitAmount]);
   const digest = createHash('sha256')
-    .update(JSON.stringify([cart, c.trialDays]))
+    // The expiry is a request parameter too: Stripe refuses a key reused with other parameters.
+    .update(JSON.stringify([cart, c.trialDays, stripeExpiry(c)]))
     .digest('hex')
     .slice(0, 16);
   return `colony-${c.sessionId}-${c.accountId}-${digest}`;
+}
+
+// Stripe accepts a Checkout Session expiry between 30 minutes and 24 hours ahead.
+const STRIPE_MIN_EXPIRY_MS = 30 * 60_000 + 60_000;
+const STRIPE_MAX_EXPIRY_MS = 24 * 60 * 60_000 - 60_000;
+
+/**
+ * The Stripe page expires with the Colony session, so nobody pays for a checkout that has ended; a
+ * session with under half an hour left gets Stripe's shortest expiry.
+ */
+export function stripeExpiry(c: Pick<ProcessorCheckout, 'expiresAt' | 'now'>): number {
+  const at = Math.min(Math.max(c.expiresAt, c.now + STRIPE_MIN_EXPIRY_MS), c.now + STRIPE_MAX_EXPIRY_MS);
+  return Math.floor(at / 1000);
 }
 
 /** Stripe replaces this in success_url with the Checkout Session id. */
@@ -79,6 +93,7 @@ export class StripeProcessor implements PaymentProcessor {
         billing_address_collection: 'required',
         automatic_tax: { enabled: true },
         metadata: { colony_checkout_session: c.sessionId, colony_account: c.accountId },
+        expires_at: stripeExpiry(c),
         success_url: c.successUrl.replace(REFERENCE_PLACEHOLDER, STRIPE_SESSION_ID),
         cancel_url: c.cancelUrl,
       },

@@ -2,7 +2,14 @@
 // its idempotency key follows the cart.
 import { describe, expect, it } from 'vitest';
 import type { PricedLine } from '../../../api/commerce/checkout-pricing.ts';
-import { StripeProcessor, stripeIdempotencyKey } from '../../../api/commerce/processors/stripe-processor.ts';
+import {
+  StripeProcessor,
+  stripeExpiry,
+  stripeIdempotencyKey,
+} from '../../../api/commerce/processors/stripe-processor.ts';
+
+const T0 = Date.UTC(2026, 10, 23, 12);
+const HOUR = 3_600_000;
 
 function withSession(session: Record<string, unknown>) {
   const client = { checkout: { sessions: { retrieve: async () => session } } } as never;
@@ -54,6 +61,8 @@ describe('stripeIdempotencyKey', () => {
     trialDays: 14,
     successUrl: 's',
     cancelUrl: 'c',
+    expiresAt: T0 + 6 * HOUR,
+    now: T0,
   });
 
   it('is the same for repeated clicks and new for another cart or another account', () => {
@@ -62,5 +71,20 @@ describe('stripeIdempotencyKey', () => {
     expect(key).toMatch(/^colony-cs_1-acct_1-[0-9a-f]{16}$/);
     expect(stripeIdempotencyKey(checkout([line('plan_team_monthly', 29900)]))).not.toBe(key);
     expect(stripeIdempotencyKey(checkout([line('plan_pro_monthly', 9900)], 'acct_2'))).not.toBe(key);
+    // A click an hour later asks Stripe for the same expiry, so it is the same request.
+    expect(stripeIdempotencyKey({ ...checkout([line('plan_pro_monthly', 9900)]), now: T0 + HOUR })).toBe(key);
+  });
+});
+
+describe('stripeExpiry', () => {
+  const at = (expiresAt: number, now = T0) => stripeExpiry({ expiresAt, now }) * 1000;
+
+  it('ends the Stripe page with the Colony session', () => {
+    expect(at(T0 + 6 * HOUR)).toBe(T0 + 6 * HOUR);
+  });
+
+  it("stays within Stripe's window of 30 minutes to 24 hours ahead", () => {
+    expect(at(T0 + 10 * 60_000)).toBe(T0 + 31 * 60_000);
+    expect(at(T0 + 48 * HOUR)).toBe(T0 + 24 * HOUR - 60_000);
   });
 });
