@@ -8,27 +8,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpBrowser } from '../support/http-browser.ts';
+import { callTool as call, connectMcp as connect, type Json } from '../support/mcp-client.ts';
 import { newPerson, OAuthTestClient, TEST_REDIRECT } from '../support/oauth-client.ts';
 import { type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-
-// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
-type Json = Record<string, any>;
-
-async function connect(baseUrl: string, token?: string): Promise<Client> {
-  const client = new Client({ name: 'colony-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-    ...(token ? { authProvider: { token: async () => token } } : {}),
-  });
-  await client.connect(transport);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Json = {}): Promise<Json> {
-  const result = (await client.callTool({ name, arguments: args })) as Json;
-  if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
-  return result.structuredContent as Json;
-}
 
 /** A raw 2025-era JSON-RPC POST, as an older client or a curl user sends it. */
 function rawCall(baseUrl: string, body: Json, headers: Record<string, string> = {}, path = '/mcp') {

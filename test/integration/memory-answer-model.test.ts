@@ -1,19 +1,16 @@
 // cortex_ask with an OpenAI-compatible chat model, on both databases: the model path, its fallbacks
 // to the extractive answer, and the same through the MCP SDK client against the real server. The
 // chat model is a STAND-IN (test/support/chat-model-stand-in.ts): no chat model is installable here.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiChatModel } from '../../api/memory/chat-model.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { type ChatStandIn, quoteBestBlock, startChatStandIn } from '../support/chat-model-stand-in.ts';
-import { OAuthTestClient } from '../support/oauth-client.ts';
+import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';
 import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-
-// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
-type Json = Record<string, any>;
 
 const API_KEY = 'sk-answer-model-secret-0123456789';
 
@@ -178,17 +175,7 @@ describe.each(storageTargets)('cortex_ask through MCP with an answer model on $n
       },
       { logger: { level: 'trace', stream: { write: (line: string) => logLines.push(line) } } },
     );
-    const oauth = await OAuthTestClient.register(s.baseUrl);
-    const person = await oauth.person('Ada');
-    const token = (
-      await oauth.tokens({ scope: 'memory:read memory:write', resource: `${s.baseUrl}/mcp` }, person)
-    ).access_token;
-    client = new Client({ name: 'colony-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), {
-        authProvider: { token: async () => token },
-      }),
-    );
+    client = await memoryClient(s.baseUrl);
   });
   afterAll(async () => {
     await client.close();
@@ -196,11 +183,7 @@ describe.each(storageTargets)('cortex_ask through MCP with an answer model on $n
     await model.close();
   });
 
-  const call = async (name: string, args: Json = {}): Promise<Json> => {
-    const result = (await client.callTool({ name, arguments: args })) as Json;
-    if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
-    return result.structuredContent as Json;
-  };
+  const call = (name: string, args: Json = {}) => callTool(client, name, args);
 
   it('answers with the model, falls back when it fails, and never logs its key', async () => {
     const fact = await call('cortex_remember', {

@@ -2,19 +2,16 @@
 // global setup (test/support/embedder/, TEST_EMBEDDINGS_URL) behind the OpenAI embeddings API. A
 // paraphrase sharing no word with the memory is found through its vector while full text misses it;
 // cortex_status reports the vectors, through the MCP SDK client too.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiEmbedder } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { EMBEDDER_MODEL } from '../support/embedder.ts';
-import { OAuthTestClient } from '../support/oauth-client.ts';
+import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';
 import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-
-// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
-type Json = Record<string, any>;
 
 const embeddingsUrl = (): string => {
   const url = process.env.TEST_EMBEDDINGS_URL;
@@ -125,28 +122,14 @@ describe.each(storageTargets)('cortex tools with a real embedding model on $name
       COLONY_EMBEDDINGS_URL: embeddingsUrl(),
       COLONY_EMBEDDINGS_MODEL: EMBEDDER_MODEL,
     });
-    const oauth = await OAuthTestClient.register(s.baseUrl);
-    const person = await oauth.person('Ada');
-    const token = (
-      await oauth.tokens({ scope: 'memory:read memory:write', resource: `${s.baseUrl}/mcp` }, person)
-    ).access_token;
-    client = new Client({ name: 'colony-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), {
-        authProvider: { token: async () => token },
-      }),
-    );
+    client = await memoryClient(s.baseUrl);
   });
   afterAll(async () => {
     await client.close();
     await s.close();
   });
 
-  const call = async (name: string, args: Json = {}): Promise<Json> => {
-    const result = (await client.callTool({ name, arguments: args })) as Json;
-    if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
-    return result.structuredContent as Json;
-  };
+  const call = (name: string, args: Json = {}) => callTool(client, name, args);
 
   it('recalls and answers a paraphrase through vectors, and status reports the vector index', async () => {
     const ids: string[] = [];
