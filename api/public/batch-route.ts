@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ProblemError } from '../shared/problem.ts';
-import { rateLimitHeaders } from '../shared/rate-limit/rate-limiter.ts';
+import { setRateLimitHeaders } from '../shared/rate-limit/rate-limit-hook.ts';
 import { problemResponses, standardProblems } from './problem-responses.ts';
 import { batchBody, batchResponseSchema } from './schemas.ts';
 
@@ -47,7 +47,7 @@ export function registerBatchRoute(fastify: FastifyInstance): void {
   async function chargeBatch(request: FastifyRequest, reply: FastifyReply, size: number): Promise<void> {
     if (size <= 1) return;
     const decision = await apiLimiter.consume(request.ip, size - 1);
-    reply.headers(rateLimitHeaders(decision));
+    setRateLimitHeaders(reply, decision);
     if (decision.allowed) return;
     metrics.rateLimited.labels('api').inc();
     throw new ProblemError(

@@ -38,6 +38,14 @@ export function rateLimitHook(opts: RateLimitHookOptions): onRequestHookHandler 
   };
 }
 
+/** X-RateLimit-Limit, -Remaining and -Reset for one decision (the hook's and a batch's extra charge). */
+export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
+  reply
+    .header('x-ratelimit-limit', String(decision.limit))
+    .header('x-ratelimit-remaining', String(decision.remaining))
+    .header('x-ratelimit-reset', String(decision.resetSeconds));
+}
+
 // Module-level rather than closures made per request: this runs on every API request.
 function applyDecision(
   request: FastifyRequest,
@@ -46,10 +54,7 @@ function applyDecision(
   decision: RateLimitDecision,
   onExceeded: RateLimitHookOptions['onExceeded'],
 ): void {
-  reply
-    .header('x-ratelimit-limit', String(decision.limit))
-    .header('x-ratelimit-remaining', String(decision.remaining))
-    .header('x-ratelimit-reset', String(decision.resetSeconds));
+  setRateLimitHeaders(reply, decision);
   if (decision.allowed) {
     done();
     return;

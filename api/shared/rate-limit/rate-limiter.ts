@@ -63,11 +63,3 @@ export class RateLimiter {
     };
   }
 }
-
-export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(d.limit),
-    'x-ratelimit-remaining': String(d.remaining),
-    'x-ratelimit-reset': String(d.resetSeconds),
-  };
-}
