@@ -155,12 +155,13 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
 
 // What the owner reads on coming back without a finished payment. A delayed payment must not invite a
 // second one: its webhook completes the checkout when the money clears.
+const NOT_FINISHED = 'The payment was not finished yet. Continue to payment to try again.';
 const RETURN_NOTICES: Record<'open' | 'expired' | 'awaiting_payment' | 'not_found', string> = {
-  open: 'The payment was not finished yet. Continue to payment to try again.',
+  open: NOT_FINISHED,
   expired: 'The payment page expired before you finished. Continue to payment again.',
   awaiting_payment:
     'Your payment is on its way. This checkout completes by itself once it clears; do not pay again.',
-  not_found: 'The payment was not finished yet. Continue to payment to try again.',
+  not_found: NOT_FINISHED,
 };
 
 function registerTestProcessorPage(app: FastifyInstance, processor: TestProcessor): void {
