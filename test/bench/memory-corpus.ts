@@ -1,8 +1,9 @@
 // A labelled retrieval corpus, generated from a seed: three facts per invented service name, and
 // questions (literal and paraphrased) whose one right answer is known.
-import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
+import { randomId } from '../../api/identity/accounts/account.ts';
 import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
 import type { Storage } from '../../api/storage/storage.ts';
+import { addAccount } from '../support/accounts.ts';
 
 const SYLLABLES = 'ka lo mi ren tu vex sa dor qui bel nam zo pha lu tec wyn gar os fi mel'.split(' ');
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
@@ -76,15 +77,7 @@ export function retrievalQuality(rankings: readonly number[][], answers: readonl
 
 /** A new account on `storage` and the corpus as its memory records (not yet stored). */
 export async function corpusAccount(storage: Storage, memories: number, queries: number) {
-  const accountId = newAccountId();
-  await storage.identity.accounts.create({
-    id: accountId,
-    email: `${accountId}@bench.test`,
-    name: 'bench',
-    passwordHash: 'x',
-    createdAt: 0,
-    updatedAt: 0,
-  });
+  const accountId = await addAccount(storage);
   const { facts, queries: labelled } = memoryCorpus(memories, queries);
   const records: MemoryRecord[] = facts.map((content, i) => ({
     id: randomId('mem'),

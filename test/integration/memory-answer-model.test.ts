@@ -7,6 +7,7 @@ import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiChatModel } from '../../api/memory/chat-model.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { addAccount } from '../support/accounts.ts';
 import { type ChatStandIn, quoteBestBlock, startChatStandIn } from '../support/chat-model-stand-in.ts';
 import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';
 import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
@@ -41,14 +42,7 @@ describe.each(storageTargets)('cortex_ask with an answer model on $name', (targe
       }),
       onAnswerModelError: (err) => errors.push(err),
     });
-    await storage.identity.accounts.create({
-      id: ada,
-      email: `${ada}@example.com`,
-      name: 'a',
-      passwordHash: 'x',
-      createdAt: 1,
-      updatedAt: 1,
-    });
+    await addAccount(storage, ada);
     staging = (
       await memory.remember(ada, 'The staging cluster runs in Frankfurt.', {
         source: 'ops notes',

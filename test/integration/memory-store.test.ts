@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { addAccount } from '../support/accounts.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('memory store on $name', (target) => {
@@ -18,14 +19,7 @@ describe.each(storageTargets)('memory store on $name', (target) => {
     storage = await openStorage(made.target);
     memory = new MemoryService({ repo: storage.identity.memories, dialect: storage.kind, now: Date.now });
     for (const id of [ada, bob]) {
-      await storage.identity.accounts.create({
-        id,
-        email: `${id}@example.com`,
-        name: id,
-        passwordHash: 'x',
-        createdAt: 1,
-        updatedAt: 1,
-      });
+      await addAccount(storage, id);
     }
   });
   afterAll(async () => {
@@ -74,14 +68,7 @@ describe.each(storageTargets)('memory store on $name', (target) => {
 
   it('keeps ranking by every term when a frequent term no longer widens the candidates', async () => {
     const carol = newAccountId();
-    await storage.identity.accounts.create({
-      id: carol,
-      email: `${carol}@example.com`,
-      name: 'c',
-      passwordHash: 'x',
-      createdAt: 1,
-      updatedAt: 1,
-    });
+    await addAccount(storage, carol);
     const fact = (content: string, i: number) => ({
       id: randomId('mem'),
       accountId: carol,

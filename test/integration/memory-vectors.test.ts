@@ -8,6 +8,7 @@ import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiEmbedder } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { addAccount } from '../support/accounts.ts';
 import { EMBEDDER_MODEL } from '../support/embedder.ts';
 import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';
 import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
@@ -48,14 +49,7 @@ describe.each(storageTargets)('vector recall with a real embedding model on $nam
       onEmbeddingError: (err) => errors.push(err),
     });
     fullTextOnly = new MemoryService(common);
-    await storage.identity.accounts.create({
-      id: ada,
-      email: `${ada}@example.com`,
-      name: 'a',
-      passwordHash: 'x',
-      createdAt: 1,
-      updatedAt: 1,
-    });
+    await addAccount(storage, ada);
     for (const text of MEMORIES) ids.push(...(await memory.remember(ada, text)).ids);
   });
   afterAll(async () => {
