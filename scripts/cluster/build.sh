@@ -35,10 +35,17 @@ stamp_ok() { # <component> <expected content> <binaries...>
 k8s_stamp="k8s.io/kubernetes@$K8S_VERSION"
 etcd_stamp="go.etcd.io/etcd/server/v3@$ETCD_VERSION"
 kwok_stamp="sigs.k8s.io/kwok@$KWOK_VERSION"
+containerd_stamp="github.com/containerd/containerd/v2@$CONTAINERD_VERSION"
+coredns_stamp="github.com/coredns/coredns@$COREDNS_VERSION"
+pause_stamp="pause@$(sha256sum "$here/node/pause.go" | cut -c1-12)"
+node_built() {
+  stamp_ok containerd "$containerd_stamp" containerd containerd-shim-runc-v2 ctr &&
+    stamp_ok coredns "$coredns_stamp" coredns && stamp_ok pause "$pause_stamp" pause
+}
 
 # Fast path: everything already built (no Go toolchain, no lock, no network needed).
-if stamp_ok kubernetes "$k8s_stamp" kube-apiserver kube-controller-manager kube-scheduler kubectl &&
-  stamp_ok etcd "$etcd_stamp" etcd && stamp_ok kwok "$kwok_stamp" kwok; then
+if stamp_ok kubernetes "$k8s_stamp" "${K8S_BINARIES[@]}" &&
+  stamp_ok etcd "$etcd_stamp" etcd && stamp_ok kwok "$kwok_stamp" kwok && node_built; then
   log "binaries up to date in $BIN_DIR (kubernetes $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
   echo "$BIN_DIR"
   exit 0
@@ -97,14 +104,15 @@ local_replaces() {
 
 go_directive() { sed -n 's/^go \([0-9.]*\)$/\1/p' "$1" | head -n1; }
 
-# Runs `go build` for a throwaway module, with a heartbeat so long compiles show progress.
+# Runs `go build` for a throwaway module, with a heartbeat so long compiles show progress. Build tags
+# come from COMPILE_TAGS.
 # <component> <srcdir> <outdir> <ldflags> <packages...>
 compile() {
   local name="$1" src="$2" out="$3" ldflags="$4"
   shift 4
   local logf="$K8S_CACHE_DIR/logs/build-$name.log" start=$SECONDS next=$((SECONDS + 60)) pid rc
   log "[$name] compiling $* (nice, -trimpath; log: $logf)"
-  (cd "$src" && exec "${NICE[@]}" "$GO" build -v -trimpath -ldflags "$ldflags" -o "$out/" "$@") >"$logf" 2>&1 &
+  (cd "$src" && exec "${NICE[@]}" "$GO" build -v -trimpath -tags "${COMPILE_TAGS:-}" -ldflags "$ldflags" -o "$out/" "$@") >"$logf" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     sleep 5
@@ -162,7 +170,7 @@ write_module() {
 build_start=$SECONDS
 
 # --- kubernetes: kube-apiserver, kube-controller-manager, kube-scheduler, kubectl -------------------
-if stamp_ok kubernetes "$k8s_stamp" kube-apiserver kube-controller-manager kube-scheduler kubectl; then
+if stamp_ok kubernetes "$k8s_stamp" "${K8S_BINARIES[@]}"; then
   log "[kubernetes] $K8S_VERSION already built"
 else
   log "[kubernetes] building $K8S_VERSION from the Go module proxy"
@@ -172,8 +180,8 @@ else
   staging_version="v0.${K8S_VERSION#v1.}" # v1.37.1 -> v0.37.1
   log "[kubernetes] pinning $(wc -l <<<"$staging") staging modules to $staging_version"
   src="$K8S_CACHE_DIR/src/kubernetes"
-  cmds=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+  cmds=()
+  for b in "${K8S_BINARIES[@]}"; do cmds+=("k8s.io/kubernetes/cmd/$b"); done
   write_module "$src" "$(go_directive "$k8s_gomod")" k8s.io/kubernetes "$K8S_VERSION" \
     "$staging_version" "$staging" "${cmds[@]}"
 
@@ -192,7 +200,7 @@ else
   done
   out="$(mktemp -d "$K8S_CACHE_DIR/out.XXXXXX")"
   compile kubernetes "$src" "$out" "$ldflags" "${cmds[@]}"
-  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do mv -f "$out/$b" "$BIN_DIR/$b"; done
+  for b in "${K8S_BINARIES[@]}"; do mv -f "$out/$b" "$BIN_DIR/$b"; done
   rm -rf "$out"
   echo "$k8s_stamp" >"$BIN_DIR/.stamp-kubernetes"
 fi
@@ -233,6 +241,61 @@ else
   mv -f "$out/kwok" "$BIN_DIR/kwok"
   rm -rf "$out"
   echo "$kwok_stamp" >"$BIN_DIR/.stamp-kwok"
+fi
+
+# --- the real node: containerd 2.x, its runc shim and ctr ------------------------------------------
+if stamp_ok containerd "$containerd_stamp" containerd containerd-shim-runc-v2 ctr; then
+  log "[containerd] $CONTAINERD_VERSION already built"
+else
+  log "[containerd] building $CONTAINERD_VERSION from the Go module proxy"
+  containerd_gomod="$(module_gomod github.com/containerd/containerd/v2 "$CONTAINERD_VERSION")"
+  src="$K8S_CACHE_DIR/src/containerd"
+  cmds=(github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
+    github.com/containerd/containerd/v2/cmd/ctr)
+  write_module "$src" "$(go_directive "$containerd_gomod")" github.com/containerd/containerd/v2 "$CONTAINERD_VERSION" \
+    "$CONTAINERD_VERSION" "$(local_replaces "$containerd_gomod")" "${cmds[@]}"
+  out="$(mktemp -d "$K8S_CACHE_DIR/out.XXXXXX")"
+  # Without cgo the btrfs snapshotter drops out by itself; zfs and devmapper are left out by tag. The
+  # node uses overlayfs.
+  COMPILE_TAGS="no_zfs no_devmapper no_btrfs urfave_cli_no_docs osusergo netgo" \
+    compile containerd "$src" "$out" "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" "${cmds[@]}"
+  for b in containerd containerd-shim-runc-v2 ctr; do mv -f "$out/$b" "$BIN_DIR/$b"; done
+  rm -rf "$out"
+  echo "$containerd_stamp" >"$BIN_DIR/.stamp-containerd"
+fi
+
+# --- the real node: CoreDNS with the plugins cluster DNS needs ---------------------------------------
+if stamp_ok coredns "$coredns_stamp" coredns; then
+  log "[coredns] $COREDNS_VERSION already built"
+else
+  log "[coredns] building $COREDNS_VERSION from the Go module proxy"
+  coredns_gomod="$(module_gomod github.com/coredns/coredns "$COREDNS_VERSION")"
+  src="$K8S_CACHE_DIR/src/coredns"
+  mapfile -t plugins < <(sed -n 's/^[[:space:]]*_ "\(github.com\/coredns\/coredns\/plugin\/[a-z]*\)"$/\1/p' "$here/node/coredns.go")
+  write_module "$src" "$(go_directive "$coredns_gomod")" github.com/coredns/coredns "$COREDNS_VERSION" \
+    "$COREDNS_VERSION" "$(local_replaces "$coredns_gomod")" github.com/coredns/coredns/coremain "${plugins[@]}"
+  cp "$here/node/coredns.go" "$src/main.go"
+  out="$(mktemp -d "$K8S_CACHE_DIR/out.XXXXXX")"
+  compile coredns "$src" "$out" "-s -w" .
+  mv -f "$out/cluster-build" "$BIN_DIR/coredns"
+  rm -rf "$out"
+  echo "$coredns_stamp" >"$BIN_DIR/.stamp-coredns"
+fi
+
+# --- the real node: the pod sandbox process ----------------------------------------------------------
+if stamp_ok pause "$pause_stamp" pause; then
+  log "[pause] already built"
+else
+  src="$K8S_CACHE_DIR/src/pause"
+  rm -rf "$src"
+  mkdir -p "$src"
+  printf 'module colony.local/pause\n\ngo 1.26\n' >"$src/go.mod"
+  cp "$here/node/pause.go" "$src/main.go"
+  out="$(mktemp -d "$K8S_CACHE_DIR/out.XXXXXX")"
+  compile pause "$src" "$out" "-s -w" .
+  mv -f "$out/pause" "$BIN_DIR/pause"
+  rm -rf "$out"
+  echo "$pause_stamp" >"$BIN_DIR/.stamp-pause"
 fi
 
 log "all binaries ready in $BIN_DIR ($((SECONDS - build_start))s)"

@@ -8,6 +8,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/lib.sh"
 # shellcheck source=proc.sh
 . "$here/proc.sh"
+# shellcheck source=node.sh
+. "$here/node.sh"
 
 if [ ! -e "$CLUSTER_DIR" ]; then
   log "no local cluster in $CLUSTER_DIR; nothing to stop"
@@ -34,6 +36,7 @@ if [ -f "$CLUSTER_DIR/kubeconfig" ] && [ -x "$kubectl" ] && apiserver_ready; the
 fi
 
 stop_all
+cleanup_real_node
 if [ "${#pv_paths[@]}" -gt 0 ]; then
   rm -rf -- "${pv_paths[@]}"
   log "removed ${#pv_paths[@]} provisioned hostPath volume dir(s)"

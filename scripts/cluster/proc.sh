@@ -11,6 +11,8 @@ start_component() {
   # fd 8 is up.sh's lock on the state dir: the daemons must not inherit (and so hold) it.
   setsid "$@" </dev/null >>"$CLUSTER_DIR/logs/$name.log" 2>&1 8>&- &
   local pid=$!
+  # The command line, so restart.sh can start the same process again.
+  printf '%s\0' "$@" >"$CLUSTER_DIR/pids/$name.argv"
   echo "$pid" >"$CLUSTER_DIR/pids/$name.pid"
   echo "$1" >"$CLUSTER_DIR/pids/$name.exe"
   # Until the forked shell has exec'd, /proc shows bash rather than the daemon, and a health wait
@@ -37,9 +39,15 @@ component_pid() {
   echo "$pid"
 }
 
+# The processes of this cluster, in start order: the real node's only where up.sh started one.
+components() {
+  printf '%s\n' "${CLUSTER_COMPONENTS[@]}"
+  if [ -f "$CLUSTER_DIR/real-node" ]; then printf '%s\n' "${NODE_COMPONENTS[@]}"; fi
+}
+
 all_running() {
   local c
-  for c in "${CLUSTER_COMPONENTS[@]}"; do component_pid "$c" >/dev/null || return 1; done
+  for c in $(components); do component_pid "$c" >/dev/null || return 1; done
 }
 
 # /readyz of our apiserver, authenticated with the admin client certificate.
@@ -73,9 +81,10 @@ wait_until() {
 
 # Stops every recorded component, newest first: SIGTERM, then SIGKILL after a grace period.
 stop_all() {
-  local i c pid pids=() deadline
-  for ((i = ${#CLUSTER_COMPONENTS[@]} - 1; i >= 0; i--)); do
-    c="${CLUSTER_COMPONENTS[$i]}"
+  local i c pid pids=() deadline all
+  mapfile -t all < <(components)
+  for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+    c="${all[$i]}"
     if pid="$(component_pid "$c")"; then
       kill -TERM "$pid" 2>/dev/null || true
       pids+=("$pid:$c")

@@ -14,6 +14,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/lib.sh"
 # shellcheck source=proc.sh
 . "$here/proc.sh"
+# shellcheck source=node.sh
+. "$here/node.sh"
 
 KUBECONFIG_OUT="$CLUSTER_DIR/kubeconfig"
 NODE_COUNT="${COLONY_KWOK_NODES:-2}"
@@ -64,6 +66,7 @@ if [ -f "$CLUSTER_DIR/$MARKER" ]; then
   fi
   log "found a stale or partly stopped local cluster in $CLUSTER_DIR; recreating it"
   stop_all
+  cleanup_real_node
   rm -rf "$CLUSTER_DIR"
 elif [ -e "$CLUSTER_DIR" ] && [ -n "$(ls -A "$CLUSTER_DIR" 2>/dev/null)" ]; then
   die "$CLUSTER_DIR exists, is not empty and was not created by up.sh; choose another COLONY_CLUSTER_DIR"
@@ -73,6 +76,13 @@ fi
 bin_dir="$(bash "$here/build.sh" | tail -n1)"
 if [ -z "$bin_dir" ] || [ ! -d "$bin_dir" ]; then die "build.sh did not report a binary directory"; fi
 for b in "${CLUSTER_BINARIES[@]}"; do [ -x "$bin_dir/$b" ] || die "missing $bin_dir/$b"; done
+NODE_IP=""
+if real_node_enabled; then
+  for b in "${NODE_BINARIES[@]}"; do [ -x "$bin_dir/$b" ] || die "missing $bin_dir/$b (the real node's)"; done
+  ensure_node_packages
+  prepare_host
+  NODE_IP="$(node_ip)"
+fi
 
 # --- 4. State dir, ports, certificates, kubeconfigs -------------------------------------------------
 started_ok=0
@@ -80,6 +90,7 @@ on_exit() {
   if [ "$started_ok" != 1 ]; then
     log "start-up failed; stopping what was started (logs kept in $CLUSTER_DIR/logs)"
     stop_all || true
+    cleanup_real_node || true
   fi
 }
 trap on_exit EXIT
@@ -88,6 +99,7 @@ mkdir -p "$CLUSTER_DIR"/{pki,logs,pids,etcd,kubeconfigs,run/kcm,run/scheduler}
 chmod 700 "$CLUSTER_DIR" "$CLUSTER_DIR/etcd"
 echo "local control plane started by scripts/cluster/up.sh; delete with down.sh" >"$CLUSTER_DIR/$MARKER"
 echo "$bin_dir" >"$CLUSTER_DIR/bin-dir"
+if [ -n "$NODE_IP" ]; then echo "$NODE_IP" >"$CLUSTER_DIR/real-node"; fi
 
 ports_in_use=" "
 port_busy() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
@@ -147,12 +159,21 @@ log "generating certificates in $pki"
     rm -f "$1.csr" "$1.ext"
   }
   client_ext='basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n'
-  leaf apiserver "/CN=kube-apiserver" "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:::1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n"
+  server_ext='basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n'
+  leaf apiserver "/CN=kube-apiserver" "${server_ext}subjectAltName=IP:127.0.0.1,IP:::1,IP:$SERVICE_IP${NODE_IP:+,IP:$NODE_IP},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n"
   leaf admin "/O=system:masters/CN=colony-admin" "$client_ext"
   leaf kube-controller-manager "/CN=system:kube-controller-manager" "$client_ext"
   leaf kube-scheduler "/CN=system:kube-scheduler" "$client_ext"
   leaf kwok "/O=system:masters/CN=kwok-controller" "$client_ext"
   leaf front-proxy-client "/CN=front-proxy-client" "$client_ext" front-proxy-ca
+  if [ -n "$NODE_IP" ]; then
+    # The real node: kubelet's client (the Node authorizer's identity) and serving certificates, the
+    # API server's client for logs, exec and port-forward, and kube-proxy's client.
+    leaf kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME" "$client_ext"
+    leaf kubelet "/CN=$NODE_NAME" "${server_ext}subjectAltName=IP:$NODE_IP,DNS:$NODE_NAME\n"
+    leaf apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client_ext"
+    leaf kube-proxy "/CN=system:kube-proxy" "$client_ext"
+  fi
   # Service account token signing key pair.
   quiet openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key
   quiet openssl pkey -in sa.key -pubout -out sa.pub
@@ -187,6 +208,32 @@ write_kubeconfig "$kc/kube-controller-manager" system:kube-controller-manager ku
 write_kubeconfig "$kc/kube-scheduler" system:kube-scheduler kube-scheduler
 write_kubeconfig "$kc/kwok" kwok-controller kwok
 cp "$here/kwok-stages.yaml" "$CLUSTER_DIR/kwok-stages.yaml"
+apiserver_node_flags=(--bind-address=127.0.0.1 --advertise-address=127.0.0.1 --endpoint-reconciler-type=none)
+if [ -n "$NODE_IP" ]; then
+  write_kubeconfig "$kc/kubelet" "system:node:$NODE_NAME" kubelet-client
+  write_kubeconfig "$kc/kube-proxy" system:kube-proxy kube-proxy
+  # Pods on the real node reach the API server through the `kubernetes` Service, whose endpoint is the
+  # advertised address. Pods go to the real node unless their namespace asks for the kwok nodes
+  # (scheduler.alpha.kubernetes.io/node-selector: type=kwok), as the integration tier's do.
+  cat >"$CLUSTER_DIR/admission.yaml" <<EOF
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodNodeSelector
+  path: $CLUSTER_DIR/pod-node-selector.yaml
+EOF
+  echo 'podNodeSelectorPluginConfig: {clusterDefaultNodeSelector: "type=real"}' >"$CLUSTER_DIR/pod-node-selector.yaml"
+  apiserver_node_flags=(
+    --bind-address=0.0.0.0
+    --advertise-address="$NODE_IP"
+    --enable-admission-plugins=NodeRestriction,PodNodeSelector
+    --admission-control-config-file="$CLUSTER_DIR/admission.yaml"
+    --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt"
+    --kubelet-client-key="$pki/apiserver-kubelet-client.key"
+    --kubelet-certificate-authority="$pki/ca.crt"
+    --kubelet-preferred-address-types=InternalIP
+  )
+fi
 
 # --- 5. Processes ----------------------------------------------------------------------------------
 write_kubeconfig "$KUBECONFIG_OUT" colony-admin admin
@@ -210,8 +257,7 @@ wait_until "etcd healthy" etcd 60 \
 log "starting kube-apiserver on $SERVER"
 start_component kube-apiserver "$bin_dir/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-  --bind-address=127.0.0.1 \
-  --advertise-address=127.0.0.1 \
+  "${apiserver_node_flags[@]}" \
   --secure-port="$APISERVER_PORT" \
   --tls-cert-file="$pki/apiserver.crt" \
   --tls-private-key-file="$pki/apiserver.key" \
@@ -228,9 +274,8 @@ start_component kube-apiserver "$bin_dir/kube-apiserver" \
   --service-account-key-file="$pki/sa.pub" \
   --service-account-signing-key-file="$pki/sa.key" \
   --service-cluster-ip-range="$SERVICE_CIDR" \
-  --authorization-mode=RBAC \
+  --authorization-mode=Node,RBAC \
   --allow-privileged=true \
-  --endpoint-reconciler-type=none \
   --cert-dir="$CLUSTER_DIR/run" \
   --profiling=false
 wait_until "kube-apiserver /readyz" kube-apiserver "$WAIT_SECONDS" apiserver_ready
@@ -333,8 +378,13 @@ wait_until "fake nodes Ready" kwok "$WAIT_SECONDS" \
 wait_until "default ServiceAccount" kube-controller-manager "$WAIT_SECONDS" \
   "${kubectl[@]}" -n default get serviceaccount default
 
+if [ -n "$NODE_IP" ]; then
+  start_real_node "$bin_dir" "$pki" "$NODE_IP"
+  start_cluster_dns
+fi
+
 touch "$CLUSTER_DIR/ready"
 started_ok=1
-log "local cluster ready: kubernetes $K8S_VERSION at $SERVER, $NODE_COUNT kwok node(s); state in $CLUSTER_DIR"
+log "local cluster ready: kubernetes $K8S_VERSION at $SERVER, ${NODE_IP:+real node $NODE_NAME ($NODE_IP) and }$NODE_COUNT kwok node(s); state in $CLUSTER_DIR"
 log "kubectl: $bin_dir/kubectl   stop: bash $here/down.sh"
 say_kubeconfig "$KUBECONFIG_OUT"

@@ -4,6 +4,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
+import { onKwokNodes } from '../support/kube.ts';
 
 const TOKEN = 'backups-bench-bootstrap-token-0123456789';
 
@@ -26,7 +27,9 @@ export async function endToEnd(args: {
   const core = args.kc.makeApiClient(CoreV1Api);
   const namespace = `office-${args.officeId}`;
   await core.createNamespace({
-    body: { metadata: { name: namespace, labels: { 'colony.ai/office': args.officeId } } },
+    body: {
+      metadata: { name: namespace, labels: { 'colony.ai/office': args.officeId }, annotations: onKwokNodes },
+    },
   });
   const config = loadConfig({
     COLONY_DATA_DIR: args.dataDir,

@@ -31,7 +31,7 @@ import {
 } from '../../integrations/registry/manifest-schema.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.ts';
-import { installCrds } from '../support/kube.ts';
+import { installCrds, onKwokNodes } from '../support/kube.ts';
 import { inPool } from './controller/fixture.ts';
 import { parseSamples, sum } from './controller/prometheus-text.ts';
 
@@ -188,7 +188,7 @@ async function writeOffice(
   const apps = kc.makeApiClient(AppsV1Api);
   const oc = new OfficeCluster(kc);
   await core.createNamespace({
-    body: { metadata: { name: namespace, labels: { 'colony.ai/office': office } } },
+    body: { metadata: { name: namespace, labels: { 'colony.ai/office': office }, annotations: onKwokNodes } },
   });
   for (let a = 0; a < agents; a++) {
     const name = `agent-${a}`;

@@ -15,7 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartDir, helm, helmTools, repoRoot, run, setJson, uniqueName } from '../support/helm.ts';
-import { kubeConfig, kubeconfigPath, kubectlPath } from '../support/kube.ts';
+import { kubeConfig, kubeconfigPath, kubectlPath, onKwokNodes } from '../support/kube.ts';
 
 const previousDir = `${repoRoot}charts/previous`;
 const ciValues = readdirSync(`${chartDir}/ci`).map((f) => `${chartDir}/ci/${f}`);
@@ -205,7 +205,7 @@ describe('the rendered chart on the real API server', () => {
   ])('is accepted by a server-side dry-run (%s)', async (_mode, values) => {
     const ns = uniqueName('colony-chart-dry');
     namespaces.push(ns);
-    await core().createNamespace({ body: { metadata: { name: ns } } });
+    await core().createNamespace({ body: { metadata: { name: ns, annotations: onKwokNodes } } });
     const resolved = Object.fromEntries(
       Object.entries(values).map(([k, v]) => [k, v === 'WATCHED' ? ns : v]),
     );
@@ -228,7 +228,7 @@ describe('install of the previous chart version, upgrade to this one, helm test'
 
   beforeAll(async () => {
     for (const name of [namespace, office, other])
-      await core.createNamespace({ body: { metadata: { name } } });
+      await core.createNamespace({ body: { metadata: { name, annotations: onKwokNodes } } });
   });
   afterAll(async () => {
     run(helmTools().helm, ['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);

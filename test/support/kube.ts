@@ -22,11 +22,22 @@ export function kubeConfig(): KubeConfig {
   return kc;
 }
 
+/**
+ * Sends a namespace's pods to the local cluster's kwok nodes (its PodNodeSelector admission puts every
+ * other pod on the real node). The integration tier's pods run fake images that only kwok can "run".
+ * Clusters without that admission plugin, such as kind, ignore the annotation.
+ */
+export const onKwokNodes: Record<string, string> = {
+  'scheduler.alpha.kubernetes.io/node-selector': 'type=kwok',
+};
+
 /** A fresh namespace per test file, deleted afterwards, so tests never see each other's objects. */
 export async function withNamespace(prefix: string): Promise<{ name: string; dispose(): Promise<void> }> {
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
-  await core.createNamespace({ body: { metadata: { name, labels: { 'colony.ai/test': 'true' } } } });
+  await core.createNamespace({
+    body: { metadata: { name, labels: { 'colony.ai/test': 'true' }, annotations: onKwokNodes } },
+  });
   return {
     name,
     dispose: async () => {

@@ -15,6 +15,7 @@ import { OfficeCluster } from '../../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../../controller/api/crds.ts';
 import { renderIntegrationSecret } from '../../../controller/render/integration-secret.ts';
 import type { IntegrationRegistry } from '../../../integrations/registry/load-registry.ts';
+import { onKwokNodes } from '../../support/kube.ts';
 
 export const BENCH_LABEL = 'colony.ai/bench';
 
@@ -86,7 +87,11 @@ export class BenchCluster {
       const office = `o${i}`;
       const namespace = `cbench-${this.runId}-${i}`;
       const ns: V1Namespace = {
-        metadata: { name: namespace, labels: { 'colony.ai/office': office, [BENCH_LABEL]: this.runId } },
+        metadata: {
+          name: namespace,
+          labels: { 'colony.ai/office': office, [BENCH_LABEL]: this.runId },
+          annotations: onKwokNodes,
+        },
       };
       await this.core.createNamespace({ body: ns });
       const secretName = `openai-${office}`;
