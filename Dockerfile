@@ -6,18 +6,26 @@
 #   docker build -t colony:0.1.0 .                                  # api (default)
 #   docker build --target controller -t colony-controller:0.1.0 .  # controller only
 # Base images are pinned by tag; pin them by digest in your registry mirror for reproducible builds.
+# Both are build arguments so other bases can stand in, e.g. `npm run image` (scripts/image/build.sh)
+# builds this file without any registry, on bases it makes itself from Debian packages.
 ARG NODE_VERSION=24.21.0
+# The deps stage needs a shell and npm.
+ARG BUILD_IMAGE=node:${NODE_VERSION}-bookworm-slim
+# The runtime needs node at /nodejs/bin/node and the nonroot user 65532; no shell.
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
-FROM node:${NODE_VERSION}-bookworm-slim AS deps
+FROM ${BUILD_IMAGE} AS deps
 WORKDIR /app
 ENV NODE_ENV=production
+# An npm registry mirror, if the public registry is out of reach (npm reads it from the environment).
+ARG NPM_CONFIG_REGISTRY
 COPY package.json package-lock.json ./
 # No install scripts: every dependency is plain JavaScript (SQLite is Node's built-in node:sqlite).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
 # Runtime base: distroless Node 24 (no shell, no package manager), as the nonroot user (65532).
-FROM gcr.io/distroless/nodejs24-debian12:nonroot AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     COLONY_DATA_DIR=/data \
