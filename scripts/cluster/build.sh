@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local control plane binaries, once, from pinned upstream releases fetched through the
 # Go module proxy (never from release pages): kube-apiserver, kube-controller-manager,
-# kube-scheduler and kubectl from k8s.io/kubernetes, etcd from go.etcd.io/etcd/server/v3, and kwok.
+# kube-scheduler and kubectl from k8s.io/kubernetes, etcd from go.etcd.io/etcd/server/v3, kwok, and
+# our PV provisioner (node/hostpath-provisioner.go).
 #
 # Output: progress on stderr; the directory holding the binaries as the only line on stdout.
 # A second run is instant (per-component stamp files). See README.md for the env vars.
@@ -38,6 +39,8 @@ kwok_stamp="sigs.k8s.io/kwok@$KWOK_VERSION"
 containerd_stamp="github.com/containerd/containerd/v2@$CONTAINERD_VERSION"
 coredns_stamp="github.com/coredns/coredns@$COREDNS_VERSION"
 pause_stamp="pause@$(sha256sum "$here/node/pause.go" | cut -c1-12)"
+provisioner_lib=sigs.k8s.io/sig-storage-lib-external-provisioner/v13
+provisioner_stamp="$provisioner_lib@$PROVISIONER_LIB_VERSION+$(sha256sum "$here/node/hostpath-provisioner.go" | cut -c1-12)"
 node_built() {
   stamp_ok containerd "$containerd_stamp" containerd containerd-shim-runc-v2 ctr &&
     stamp_ok coredns "$coredns_stamp" coredns && stamp_ok pause "$pause_stamp" pause
@@ -45,7 +48,8 @@ node_built() {
 
 # Fast path: everything already built (no Go toolchain, no lock, no network needed).
 if stamp_ok kubernetes "$k8s_stamp" "${K8S_BINARIES[@]}" &&
-  stamp_ok etcd "$etcd_stamp" etcd && stamp_ok kwok "$kwok_stamp" kwok && node_built; then
+  stamp_ok etcd "$etcd_stamp" etcd && stamp_ok kwok "$kwok_stamp" kwok &&
+  stamp_ok hostpath-provisioner "$provisioner_stamp" hostpath-provisioner && node_built; then
   log "binaries up to date in $BIN_DIR (kubernetes $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
   echo "$BIN_DIR"
   exit 0
@@ -241,6 +245,25 @@ else
   mv -f "$out/kwok" "$BIN_DIR/kwok"
   rm -rf "$out"
   echo "$kwok_stamp" >"$BIN_DIR/.stamp-kwok"
+fi
+
+# --- hostpath-provisioner: the volumes of the `standard` StorageClass ------------------------------
+if stamp_ok hostpath-provisioner "$provisioner_stamp" hostpath-provisioner; then
+  log "[hostpath-provisioner] already built"
+else
+  log "[hostpath-provisioner] building against $provisioner_lib@$PROVISIONER_LIB_VERSION"
+  provisioner_gomod="$(module_gomod "$provisioner_lib" "$PROVISIONER_LIB_VERSION")"
+  src="$K8S_CACHE_DIR/src/hostpath-provisioner"
+  # tools.go imports what main.go does, so `go mod tidy` resolves all of it.
+  mapfile -t imports < <(sed -n 's/^[[:space:]]*[a-z0-9]* *"\([a-z0-9-]*\.[^"]*\)"$/\1/p' "$here/node/hostpath-provisioner.go")
+  write_module "$src" "$(go_directive "$provisioner_gomod")" "$provisioner_lib" "$PROVISIONER_LIB_VERSION" \
+    "" "" "${imports[@]}"
+  cp "$here/node/hostpath-provisioner.go" "$src/main.go"
+  out="$(mktemp -d "$K8S_CACHE_DIR/out.XXXXXX")"
+  compile hostpath-provisioner "$src" "$out" "-s -w" .
+  mv -f "$out/cluster-build" "$BIN_DIR/hostpath-provisioner"
+  rm -rf "$out"
+  echo "$provisioner_stamp" >"$BIN_DIR/.stamp-hostpath-provisioner"
 fi
 
 # --- the real node: containerd 2.x, its runc shim and ctr ------------------------------------------

@@ -24,13 +24,13 @@ if ! flock -n 8; then
   flock -w "${COLONY_LOCK_WAIT:-3600}" 8 || die "gave up waiting for the lock $CLUSTER_DIR.lock"
 fi
 
-# Volumes made by kube-controller-manager's hostPath provisioner live under /tmp/hostpath_pv on
-# this machine; remove the ones that belong to this cluster while its API still answers.
+# Volumes made by hostpath-provisioner live under $HOSTPATH_DIR on this machine; remove the ones
+# that belong to this cluster (also Retain ones) while its API still answers.
 pv_paths=()
 kubectl="$(cat "$CLUSTER_DIR/bin-dir" 2>/dev/null || echo "$BIN_DIR")/kubectl"
 if [ -f "$CLUSTER_DIR/kubeconfig" ] && [ -x "$kubectl" ] && apiserver_ready; then
   while IFS= read -r p; do
-    case "$p" in /tmp/hostpath_pv/?*) [[ "$p" != *..* ]] && pv_paths+=("$p") ;; esac
+    case "$p" in "$HOSTPATH_DIR"/?*) [[ "$p" != *..* ]] && pv_paths+=("$p") ;; esac
   done < <("$kubectl" --kubeconfig "$CLUSTER_DIR/kubeconfig" --request-timeout=10s get pv \
     -o jsonpath='{range .items[*]}{.spec.hostPath.path}{"\n"}{end}' 2>/dev/null || true)
 fi

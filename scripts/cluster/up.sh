@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the local control plane for tests: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler and kwok (which simulates the kubelets of a few fake nodes), all on loopback, in
-# the background. Progress goes to stderr; the last line on stdout is `KUBECONFIG=<path>`.
+# kube-scheduler, hostpath-provisioner (PVs) and kwok (which simulates the kubelets of a few fake
+# nodes), all on loopback, in the background. Progress goes to stderr; the last line on stdout is
+# `KUBECONFIG=<path>`.
 #
 # - KUBECONFIG already set and reachable (e.g. a kind cluster in CI): print it and do nothing else.
 # - The local cluster already running: print its line again (idempotent).
@@ -164,6 +165,8 @@ log "generating certificates in $pki"
   leaf admin "/O=system:masters/CN=colony-admin" "$client_ext"
   leaf kube-controller-manager "/CN=system:kube-controller-manager" "$client_ext"
   leaf kube-scheduler "/CN=system:kube-scheduler" "$client_ext"
+  # Its own identity rather than system:masters: the ClusterRole bound below grants only what it uses.
+  leaf hostpath-provisioner "/CN=colony:hostpath-provisioner" "$client_ext"
   leaf kwok "/O=system:masters/CN=kwok-controller" "$client_ext"
   leaf front-proxy-client "/CN=front-proxy-client" "$client_ext" front-proxy-ca
   if [ -n "$NODE_IP" ]; then
@@ -206,6 +209,7 @@ EOF
 kc="$CLUSTER_DIR/kubeconfigs"
 write_kubeconfig "$kc/kube-controller-manager" system:kube-controller-manager kube-controller-manager
 write_kubeconfig "$kc/kube-scheduler" system:kube-scheduler kube-scheduler
+write_kubeconfig "$kc/hostpath-provisioner" colony:hostpath-provisioner hostpath-provisioner
 write_kubeconfig "$kc/kwok" kwok-controller kwok
 cp "$here/kwok-stages.yaml" "$CLUSTER_DIR/kwok-stages.yaml"
 apiserver_node_flags=(--bind-address=127.0.0.1 --advertise-address=127.0.0.1 --endpoint-reconciler-type=none)
@@ -280,7 +284,7 @@ start_component kube-apiserver "$bin_dir/kube-apiserver" \
   --profiling=false
 wait_until "kube-apiserver /readyz" kube-apiserver "$WAIT_SECONDS" apiserver_ready
 
-log "installing the default StorageClass (in-tree hostPath provisioner of kube-controller-manager)"
+log "installing the default StorageClass and hostpath-provisioner's permissions"
 "${kubectl[@]}" apply -f - >/dev/null <<'EOF'
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
@@ -288,12 +292,43 @@ metadata:
   name: standard
   annotations:
     storageclass.kubernetes.io/is-default-class: "true"
-provisioner: kubernetes.io/host-path
+provisioner: colony.local/hostpath
 reclaimPolicy: Delete
 volumeBindingMode: Immediate
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: colony:hostpath-provisioner
+rules:
+- apiGroups: [""]
+  resources: [persistentvolumes]
+  verbs: [get, list, watch, create, delete]
+- apiGroups: [""]
+  resources: [persistentvolumeclaims]
+  verbs: [get, list, watch, update]
+- apiGroups: [storage.k8s.io]
+  resources: [storageclasses]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: colony:hostpath-provisioner
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: colony:hostpath-provisioner
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: colony:hostpath-provisioner
 EOF
 
-log "starting kube-controller-manager and kube-scheduler"
+log "starting kube-controller-manager, kube-scheduler and hostpath-provisioner"
 start_component kube-controller-manager "$bin_dir/kube-controller-manager" \
   --kubeconfig="$kc/kube-controller-manager" \
   --authentication-kubeconfig="$kc/kube-controller-manager" \
@@ -309,7 +344,6 @@ start_component kube-controller-manager "$bin_dir/kube-controller-manager" \
   --cluster-signing-cert-file="$pki/ca.crt" \
   --cluster-signing-key-file="$pki/ca.key" \
   --service-cluster-ip-range="$SERVICE_CIDR" \
-  --enable-hostpath-provisioner=true \
   --profiling=false
 start_component kube-scheduler "$bin_dir/kube-scheduler" \
   --kubeconfig="$kc/kube-scheduler" \
@@ -320,10 +354,18 @@ start_component kube-scheduler "$bin_dir/kube-scheduler" \
   --cert-dir="$CLUSTER_DIR/run/scheduler" \
   --leader-elect=false \
   --profiling=false
+# PVs of the `standard` class: world-writable directories under $HOSTPATH_DIR (node/hostpath-provisioner.go).
+start_component hostpath-provisioner "$bin_dir/hostpath-provisioner" \
+  --kubeconfig="$kc/hostpath-provisioner" \
+  --base-dir="$HOSTPATH_DIR" \
+  --provisioner-name=colony.local/hostpath
 wait_until "kube-controller-manager /healthz" kube-controller-manager "$WAIT_SECONDS" \
   bash -c "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz | grep -qx ok"
 wait_until "kube-scheduler /healthz" kube-scheduler "$WAIT_SECONDS" \
   bash -c "curl -fsSk --max-time 2 https://127.0.0.1:$SCHEDULER_PORT/healthz | grep -qx ok"
+# It serves no health endpoint; the library logs this line once its informers have synced.
+wait_until "hostpath-provisioner started" hostpath-provisioner "$WAIT_SECONDS" \
+  grep -q "Started provisioner controller" "$CLUSTER_DIR/logs/hostpath-provisioner.log"
 
 log "starting kwok (simulated kubelets)"
 start_component kwok "$bin_dir/kwok" \
