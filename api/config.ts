@@ -8,6 +8,33 @@ const booleanish = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+const imageOverrideMap = z.record(z.string().min(1), z.string().min(1, 'must name an image'));
+
+/**
+ * COLONY_IMAGE_OVERRIDES: a JSON object from an image reference a manifest names to the image to run
+ * instead (a mirror). Parsed here so every problem is reported against the variable itself.
+ */
+const imageOverrides = z.string().transform((raw, ctx): Record<string, string> => {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object ({"<image>": "<mirror image>"})' });
+    return z.NEVER;
+  }
+  const parsed = imageOverrideMap.safeParse(value);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first?.path.length ? ` (at ${JSON.stringify(String(first.path[0]))})` : '';
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a JSON object of image reference to non-empty image string${where}`,
+    });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
 /** Every environment variable Colony reads, with its default. docs/configuration.md mirrors this table. */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -45,6 +72,7 @@ export const envSchema = z.object({
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default('docker.io/library/node:24-bookworm'),
+  COLONY_IMAGE_OVERRIDES: imageOverrides.default({}),
   COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_OFFICE_DATABASE_AGENT_HOST: z
     .string()
@@ -109,6 +137,8 @@ export interface Config {
     initImage: string;
     /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
     credentialChecks: boolean;
+    /** Image a per-office service runs instead of the one its manifest names (mirrors, air gaps). */
+    imageOverrides: Readonly<Record<string, string>>;
     /** The database layer's PostgreSQL server (admin URL); the layer is off without it. */
     officeDatabaseUrl: string | undefined;
     officeDatabaseAgentHost: string | undefined;
@@ -207,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: e.COLONY_CONTROLLER_WORKERS,
       initImage: e.COLONY_INIT_IMAGE,
       credentialChecks: e.COLONY_CREDENTIAL_CHECKS,
+      imageOverrides: e.COLONY_IMAGE_OVERRIDES,
       officeDatabaseUrl: e.COLONY_OFFICE_DATABASE_URL,
       officeDatabaseAgentHost: e.COLONY_OFFICE_DATABASE_AGENT_HOST,
     },

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
       layers: {
         initImage: k.initImage,
         credentialChecks: k.credentialChecks,
+        imageOverrides: k.imageOverrides,
         officeDatabaseUrl: k.officeDatabaseUrl,
         officeDatabaseAgentHost: k.officeDatabaseAgentHost,
       },

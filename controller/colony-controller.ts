@@ -61,6 +61,8 @@ export interface ColonyControllerOptions {
   officeDatabaseAgentHost?: string | undefined;
   /** Run the credentialCheck layer (default off: the entry points turn it on from COLONY_CREDENTIAL_CHECKS). */
   credentialChecks?: boolean;
+  /** Image a per-office service runs instead of the one its manifest names (COLONY_IMAGE_OVERRIDES). */
+  imageOverrides?: Readonly<Record<string, string>>;
   /** The credentialCheck layer's HTTP client (tests may pass their own). */
   fetcher?: Fetcher;
 }
@@ -177,6 +179,7 @@ export class ColonyController {
       now,
       appliedClaims: new Set(),
       credentialChecks: opts.credentialChecks ?? false,
+      imageOverrides: opts.imageOverrides ?? {},
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
     };
     this.wireEvents();

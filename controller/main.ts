@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     layers: {
       initImage: config.kubernetes.initImage,
       credentialChecks: config.kubernetes.credentialChecks,
+      imageOverrides: config.kubernetes.imageOverrides,
       officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
       officeDatabaseAgentHost: config.kubernetes.officeDatabaseAgentHost,
     },

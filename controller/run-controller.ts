@@ -45,7 +45,7 @@ export async function runController(opts: {
   /** Layer settings passed through to every term's controller. */
   layers?: Pick<
     ColonyControllerOptions,
-    'initImage' | 'credentialChecks' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'
+    'initImage' | 'credentialChecks' | 'imageOverrides' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'
   >;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');

@@ -31,6 +31,8 @@ export interface IntegrationDeps {
   now: () => Date;
   /** Whether the credentialCheck layer runs at all. */
   credentialChecks?: boolean;
+  /** Mirrors for per-office service images (COLONY_IMAGE_OVERRIDES). */
+  imageOverrides?: Readonly<Record<string, string>>;
   /** For the credentialCheck layer (tests pass their own). */
   fetcher?: Fetcher;
   /** Claims applied in this term: a claim is created once and never updated, so one apply suffices. */
@@ -129,6 +131,7 @@ async function syncOfficeService(
     namespace: d.ns,
     secretName: i.spec.secretName,
     instanceLabel: i.spec.instanceLabel,
+    imageOverrides: deps.imageOverrides,
   });
   const serviceName = objects.deployment.metadata?.name ?? '';
   if (state !== 'active') {

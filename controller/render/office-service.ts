@@ -1,5 +1,6 @@
 // Pure: a per-office service (manifest layer colonyContainer) as a Deployment with one replica and
-// the Recreate strategy, a Service, and optionally a PVC that outlives the service.
+// the Recreate strategy, a Service, and optionally a PVC that outlives the service. The image may be
+// swapped for a mirror (COLONY_IMAGE_OVERRIDES), passed in as a map.
 
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1EnvVar, V1PersistentVolumeClaim, V1Service } from '@kubernetes/client-node';
@@ -19,6 +20,13 @@ export interface OfficeServiceArgs {
   namespace: string;
   secretName: string;
   instanceLabel?: string | undefined;
+  /** Image reference the manifest names → image to run instead (a mirror); exact matches only. */
+  imageOverrides?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The image to run for a manifest's reference: its override when there is one, else itself. */
+export function serviceImage(image: string, overrides: Readonly<Record<string, string>> = {}): string {
+  return Object.hasOwn(overrides, image) ? (overrides[image] ?? image) : image;
 }
 
 export function officeServiceName(integrationId: string, instanceLabel?: string): string {
@@ -70,7 +78,7 @@ export function renderOfficeService(args: OfficeServiceArgs): {
           containers: [
             {
               name: 'service',
-              image: c.image,
+              image: serviceImage(c.image, args.imageOverrides),
               ...(c.command ? { command: c.command } : {}),
               ...(c.args ? { args: c.args } : {}),
               ports: [{ name: 'service', containerPort: c.port }],

@@ -109,6 +109,8 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     [{ 'secrets.optionalEnv.api': ['not a variable'] }, '/secrets/optionalEnv/api/0'],
     [{ 'api.memory.answerModel.url': 'https://models.example/v1' }, 'api.memory.answerModel.model'],
     [{ 'api.memory.embeddings.url': 'ftp://x' }, '/api/memory/embeddings/url'],
+    [{ 'controller.imageOverrides': { 'tailscale/tailscale:stable': 1 } }, '/controller/imageOverrides'],
+    [{ 'controller.imageOverrides': { 'tailscale/tailscale:stable': '' } }, '/controller/imageOverrides'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
@@ -175,6 +177,15 @@ describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => 
     expect(value('COLONY_ANSWER_MODEL_URL')).toBe('https://chat.example/v1');
     expect(value('COLONY_ANSWER_MODEL')).toBe('small-chat');
     expect(value('COLONY_ANSWER_MODEL_TIMEOUT_MS')).toBe('20000');
+  });
+
+  it('passes controller.imageOverrides to the controller only, as JSON, and nothing by default', () => {
+    const overrides = { 'tailscale/tailscale:stable': 'registry.internal/mirror/tailscale:v1.80.3' };
+    const named = (env: V1EnvVar[]) => env.find((e) => e.name === 'COLONY_IMAGE_OVERRIDES');
+    expect(named(containerEnv(render({}), 'controller'))).toBeUndefined();
+    const docs = render({ 'controller.imageOverrides': overrides });
+    expect(JSON.parse(named(containerEnv(docs, 'controller'))?.value ?? '')).toEqual(overrides);
+    expect(named(containerEnv(docs, 'api'))).toBeUndefined();
   });
 
   it('reads the same keys from a Secret the user manages, and the lists can be narrowed', () => {

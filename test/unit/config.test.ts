@@ -37,6 +37,11 @@ describe('loadConfig', () => {
     [{ COLONY_ANSWER_MODEL_URL: 'http://llm:8000/v1' }, 'COLONY_ANSWER_MODEL'],
     [{ COLONY_ANSWER_MODEL_URL: 'ftp://llm/v1', COLONY_ANSWER_MODEL: 'm' }, 'COLONY_ANSWER_MODEL_URL'],
     [{ COLONY_ANSWER_MODEL_TIMEOUT_MS: '0' }, 'COLONY_ANSWER_MODEL_TIMEOUT_MS'],
+    [{ COLONY_IMAGE_OVERRIDES: '{not json' }, 'COLONY_IMAGE_OVERRIDES'],
+    [{ COLONY_IMAGE_OVERRIDES: '["tailscale/tailscale:stable"]' }, 'COLONY_IMAGE_OVERRIDES'],
+    [{ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": 1}' }, 'COLONY_IMAGE_OVERRIDES'],
+    [{ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": ""}' }, 'COLONY_IMAGE_OVERRIDES'],
+    [{ COLONY_IMAGE_OVERRIDES: 'null' }, 'COLONY_IMAGE_OVERRIDES'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}:`));
@@ -65,5 +70,13 @@ describe('loadConfig', () => {
         COLONY_ANSWER_MODEL_API_KEY: 'sk-x',
       }).answerModel,
     ).toEqual({ url: 'http://llm:8000/v1', model: 'llama3', apiKey: 'sk-x', timeoutMs: 20_000 });
+  });
+
+  it('reads image overrides as a map, empty when unset', () => {
+    expect(loadConfig({}).kubernetes.imageOverrides).toEqual({});
+    expect(
+      loadConfig({ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": "mirror.example/ts:1.80"}' })
+        .kubernetes.imageOverrides,
+    ).toEqual({ 'tailscale/tailscale:stable': 'mirror.example/ts:1.80' });
   });
 });

@@ -7,7 +7,11 @@ import {
   renderEnv,
 } from '../../../controller/render/agent-env.ts';
 import { renderIntegrationSecret } from '../../../controller/render/integration-secret.ts';
-import { officeServiceUrl, renderOfficeService } from '../../../controller/render/office-service.ts';
+import {
+  officeServiceUrl,
+  renderOfficeService,
+  serviceImage,
+} from '../../../controller/render/office-service.ts';
 import { loadRegistry } from '../../../integrations/registry/load-registry.ts';
 
 const registry = loadRegistry(new URL('../../../integrations', import.meta.url).pathname);
@@ -129,9 +133,53 @@ describe('renderOfficeService', () => {
     expect(officeServiceUrl(args)).toBe('http://colony-tailscale.office-acme.svc:1055');
   });
 
+  it.each([
+    ['no overrides', undefined, 'tailscale/tailscale:stable'],
+    ['an empty map', {}, 'tailscale/tailscale:stable'],
+    [
+      'a mirror of its image',
+      { 'tailscale/tailscale:stable': 'mirror.example/ts:1.80' },
+      'mirror.example/ts:1.80',
+    ],
+    [
+      'a mirror of another image only',
+      { 'tailscale/tailscale:latest': 'mirror.example/ts:1' },
+      'tailscale/tailscale:stable',
+    ],
+    [
+      'a fully qualified key (exact matches only)',
+      { 'docker.io/tailscale/tailscale:stable': 'm/ts' },
+      'tailscale/tailscale:stable',
+    ],
+  ])('runs the image the overrides give (%s)', (_case, imageOverrides, image) => {
+    const { deployment } = renderOfficeService({ ...args, imageOverrides });
+    expect(deployment.spec?.template.spec?.containers[0]?.image).toBe(image);
+  });
+
+  it('rolls the service when its override changes (the spec hash covers the image)', () => {
+    const hash = (imageOverrides: Record<string, string>) =>
+      renderOfficeService({ ...args, imageOverrides }).deployment.metadata?.annotations?.[
+        'colony.ai/spec-hash'
+      ];
+    expect(hash({})).not.toBe(hash({ 'tailscale/tailscale:stable': 'mirror.example/ts:1' }));
+    expect(hash({})).toBe(hash({ 'other/image:1': 'mirror.example/other:1' }));
+  });
+
   it('refuses a manifest without the layer', () => {
     expect(() => renderOfficeService({ ...args, manifest: manifest('openai') })).toThrow(
       /no colonyContainer/,
     );
+  });
+});
+
+describe('serviceImage', () => {
+  it.each([
+    ['tailscale/tailscale:stable', {}, 'tailscale/tailscale:stable'],
+    ['tailscale/tailscale:stable', { 'tailscale/tailscale:stable': 'm/ts:1' }, 'm/ts:1'],
+    // Keys are data, never the object's own machinery.
+    ['constructor', {}, 'constructor'],
+    ['toString', { other: 'x' }, 'toString'],
+  ])('%s with %j runs %s', (image, overrides, expected) => {
+    expect(serviceImage(image, overrides)).toBe(expected);
   });
 });
