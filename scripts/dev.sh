@@ -29,6 +29,15 @@ case "${1:-}" in
     bash scripts/ensure-chromium.sh >/dev/null
     npm run lint
     npm test
+    # The e2e tier's images, built locally (buildah, no registry) and loaded into the local node: the
+    # Colony image (`npm run image`), then the stand-in service and PostgreSQL built on it and on its
+    # Debian base. A given COLONY_E2E_IMAGE, or another mode, skips them.
+    if [ -z "${COLONY_E2E_IMAGE:-}" ] && [ "${COLONY_E2E_MODE:-install}" = install ] &&
+      [ "${COLONY_E2E_IN_CLUSTER:-}" != 1 ]; then
+      export_last_line npm run --silent image
+      export COLONY_E2E_IMAGE="$IMAGE"
+      bash scripts/image/e2e-images.sh >&2
+    fi
     # The e2e tier: installs the chart into the cluster and runs the user stories against it.
     exec npm run test:e2e
     ;;

@@ -7,6 +7,7 @@
 NODE_NAME="${COLONY_NODE_NAME:-colony-node}"
 NODE_POD_CIDR="${COLONY_NODE_POD_CIDR:-10.244.0.0/24}"
 CLUSTER_POD_CIDR=10.244.0.0/16 # the real node's /24 and the kwok nodes' /24s
+CLUSTER_SERVICE_CIDR="${COLONY_SERVICE_CIDR:-10.96.0.0/16}"
 CLUSTER_DNS_IP="${COLONY_CLUSTER_DNS_IP:-10.96.0.10}"
 CNI_BIN_DIR="${COLONY_CNI_BIN_DIR:-/usr/lib/cni}"
 RUNC="${COLONY_RUNC:-/usr/sbin/runc}"
@@ -64,6 +65,10 @@ prepare_host() {
   # Pod addresses never leave the machine: the kwok nodes' pod ranges have no route of their own, so
   # a packet for one would otherwise follow the default route out of the host.
   ip route replace blackhole "$CLUSTER_POD_CIDR" 2>/dev/null || true
+  # The same for Service addresses kube-proxy has no rule for (a deleted Service, say): pods get an
+  # immediate "unreachable" instead of a packet leaving the host. kube-proxy rewrites the Services it
+  # knows before this route is consulted; the host itself reaches Services through port-forward.
+  ip route replace unreachable "$CLUSTER_SERVICE_CIDR" 2>/dev/null || true
 }
 
 write_node_config() { # <bin dir> <pki dir> <node ip>
@@ -257,4 +262,5 @@ cleanup_real_node() {
   ip link delete cni0 2>/dev/null || true
   if [ -x "$BIN_DIR/kube-proxy" ]; then "$BIN_DIR/kube-proxy" --cleanup >/dev/null 2>&1 || true; fi
   ip route del blackhole "$CLUSTER_POD_CIDR" 2>/dev/null || true
+  ip route del unreachable "$CLUSTER_SERVICE_CIDR" 2>/dev/null || true
 }

@@ -1,55 +1,68 @@
-// The Colony the e2e stories talk to, in one of two shapes:
-// - local (default): the chart is installed into a fresh namespace, so its CRDs, RBAC and
-//   ServiceAccounts are real; the API and the controller then run as local processes authenticated
-//   AS the chart's ServiceAccounts (TokenRequest), which proves the chart's RBAC is sufficient. The
-//   chart's own pods only look Running on a kwok cluster (nothing executes there).
-// - in-cluster (COLONY_E2E_IN_CLUSTER=1, kind in CI): the release someone installed is used as is;
+// The Colony the e2e stories talk to, in one of three modes (COLONY_E2E_MODE):
+// - install (default): the chart is `helm install`ed with the real Colony image (COLONY_E2E_IMAGE,
+//   built by `npm run image`) into a fresh namespace: two controller replicas and the API as real
+//   pods, the API on an in-cluster PostgreSQL the test installs beside it, namespaced to the test's
+//   office. Every Colony pod must become Ready through its own probes and `helm test` must pass;
 //   the API is reached through `kubectl port-forward`.
-import { type ChildProcess, spawn } from 'node:child_process';
+// - attach (COLONY_E2E_IN_CLUSTER=1, the kind workflow): the release someone installed is used as is
+//   (COLONY_E2E_NAMESPACE, COLONY_E2E_RELEASE); what the stories need (image, overrides, manager port)
+//   is read from it.
+// - local (opt-in, fast): see local-colony.ts; agents and services are only simulated there.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { chartDir, helm, repoRoot, setJson, uniqueName } from '../../support/helm.ts';
+import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import { chartDir, helm, setJson, uniqueName } from '../../support/helm.ts';
 import { kubeconfigPath, kubectlPath } from '../../support/kube.ts';
+import { installPostgres } from './e2e-postgres.ts';
 import { eventually } from './eventually.ts';
-import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
+import { fullname, startLocal } from './local-colony.ts';
+import { describePods, isReady } from './pod-status.ts';
+import { freePort, httpOk, spawnLogged, supervise, tail } from './processes.ts';
+
+export type ColonyMode = 'install' | 'attach' | 'local';
 
 export interface ColonyUnderTest {
-  mode: 'local' | 'in-cluster';
-  /** Base URL of the API (office-manager API included). */
+  mode: ColonyMode;
+  /** Agents and per-office services really run (false in local mode, where kwok simulates them). */
+  realContainers: boolean;
+  /** Base URL of the public API, from this machine. */
   apiUrl: string;
+  /** Base URL of the office-manager API: its own listener when the release has a manager port. */
+  managerUrl: string;
   bootstrapToken: string;
   releaseNamespace: string;
+  /** The Colony image the release runs; the stories' agents run it too. Unset in local mode. */
+  image: string | undefined;
+  /** The API as pods reach it (the Service), with the manager port's URL when there is one. */
+  inCluster: { apiUrl: string; managerUrl: string | undefined } | undefined;
+  /** COLONY_IMAGE_OVERRIDES of the controller. */
+  imageOverrides: Record<string, string>;
   stop(): Promise<void>;
-  /** Output of the local processes, for failure messages. */
+  /** Recent output of the Colony processes or pods, for failure messages. */
   logs(): string;
 }
 
-export const inCluster = process.env.COLONY_E2E_IN_CLUSTER === '1';
+/** The image the tailscale manifest names; the stories swap it for the stand-in service. */
+export const TAILSCALE_IMAGE = 'tailscale/tailscale:stable';
+/** The office-manager API's own port in the installed release (api.managerPort). */
+const MANAGER_PORT = 9090;
 
-/** The chart's fullname rule: a release name that contains "colony" is used as is. */
-const fullname = (release: string) => (release.includes('colony') ? release : `${release}-colony`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+function selectMode(): ColonyMode {
+  const mode = process.env.COLONY_E2E_MODE;
+  if (mode === 'install' || mode === 'attach' || mode === 'local') return mode;
+  if (mode) throw new Error(`COLONY_E2E_MODE must be install, attach or local, not ${mode}`);
+  return process.env.COLONY_E2E_IN_CLUSTER === '1' ? 'attach' : 'install';
 }
 
-async function httpOk(url: string): Promise<unknown> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
-  const body = await res.text();
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${body}`);
-  return body ? JSON.parse(body) : undefined;
-}
+export const colonyMode: ColonyMode = selectMode();
+
+export const missingImageMessage =
+  'COLONY_E2E_IMAGE is not set: the e2e tier installs the chart with the Colony image. Build it with ' +
+  '`npm run image` (its last line is IMAGE=<ref>), then `bash scripts/image/e2e-images.sh`, or run ' +
+  '`make test`; COLONY_E2E_MODE=local runs the fast, simulated mode instead.';
 
 async function readToken(admin: KubeConfig, namespace: string, secret: string): Promise<string> {
   if (process.env.COLONY_E2E_TOKEN) return process.env.COLONY_E2E_TOKEN;
@@ -59,86 +72,160 @@ async function readToken(admin: KubeConfig, namespace: string, secret: string): 
   return Buffer.from(value, 'base64').toString('utf8');
 }
 
-interface Spawned {
-  child: ChildProcess;
-  log: string;
+/** repository and tag of `<repository>:<tag>` (the chart takes them apart). */
+export function splitImage(image: string): { repository: string; tag: string } {
+  const colon = image.lastIndexOf(':');
+  if (image.includes('@') || colon <= image.lastIndexOf('/'))
+    throw new Error(`COLONY_E2E_IMAGE must be <repository>:<tag>, got ${image}`);
+  return { repository: image.slice(0, colon), tag: image.slice(colon + 1) };
 }
 
-function spawnLogged(name: string, args: string[], env: NodeJS.ProcessEnv, dir: string): Spawned {
-  const log = join(dir, `${name}.log`);
-  const fd = openSync(log, 'a');
-  const child = spawn(args[0] ?? '', args.slice(1), { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
-  return { child, log };
-}
-
-async function stopProcess(p: Spawned | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
-  const exited = new Promise((r) => p.child.once('exit', r));
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-const tail = (file: string) => {
+function podLogs(namespace: string, release: string): string {
   try {
-    return readFileSync(file, 'utf8').split('\n').slice(-40).join('\n');
-  } catch {
-    return '';
-  }
-};
-
-/** The release the kind workflow installed; the API through a port-forward. */
-async function attachInCluster(admin: KubeConfig): Promise<ColonyUnderTest> {
-  const namespace = process.env.COLONY_E2E_NAMESPACE ?? 'colony-system';
-  const name = fullname(process.env.COLONY_E2E_RELEASE ?? 'colony');
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'colony-e2e-'));
-  const forward = spawnLogged(
-    'port-forward',
-    [
+    return execFileSync(
       kubectlPath(),
-      '--kubeconfig',
-      kubeconfigPath(),
-      '-n',
-      namespace,
+      [
+        '--kubeconfig',
+        kubeconfigPath(),
+        '-n',
+        namespace,
+        'logs',
+        '-l',
+        `app.kubernetes.io/instance=${release}`,
+        '--all-containers',
+        '--prefix',
+        '--tail=40',
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+  } catch (err) {
+    return `(no pod logs: ${(err as Error).message})`;
+  }
+}
+
+/** Every Colony pod of the release is Ready by its own probes: the expected number of each. */
+async function waitForColonyPods(admin: KubeConfig, namespace: string, release: string): Promise<void> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const apps = admin.makeApiClient(AppsV1Api);
+  const selector = `app.kubernetes.io/instance=${release},app.kubernetes.io/component in (controller,api)`;
+  await eventually(
+    'every Colony pod is Ready',
+    async () => {
+      const deployments = (
+        await apps.listNamespacedDeployment({ namespace, labelSelector: selector })
+      ).items.map((d) => d.spec?.replicas ?? 0);
+      const wanted = deployments.reduce((a, b) => a + b, 0);
+      const pods = (await core.listNamespacedPod({ namespace, labelSelector: selector })).items;
+      const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
+      if (deployments.length < 2 || live.length !== wanted || !live.every(isReady))
+        throw new Error(await describePods(core, namespace, selector));
+    },
+    { timeoutMs: 300_000 },
+  );
+}
+
+/** `kubectl port-forward` to the API Service: the public port and, if any, the manager port. */
+async function forwardApi(namespace: string, name: string, managerPort: number | undefined, dir: string) {
+  const port = await freePort();
+  const localManager = managerPort ? await freePort() : undefined;
+  const ports = [`${port}:http`, ...(localManager ? [`${localManager}:http-manager`] : [])];
+  const forward = supervise(() =>
+    spawnLogged(
       'port-forward',
-      `svc/${name}-api`,
-      `${port}:http`,
-    ],
-    process.env,
-    dir,
+      [
+        kubectlPath(),
+        '--kubeconfig',
+        kubeconfigPath(),
+        '-n',
+        namespace,
+        'port-forward',
+        `svc/${name}-api`,
+        ...ports,
+      ],
+      process.env,
+      dir,
+    ),
   );
   const apiUrl = `http://127.0.0.1:${port}`;
+  const managerUrl = localManager ? `http://127.0.0.1:${localManager}` : apiUrl;
   await eventually('the API answers through the port-forward', () => httpOk(`${apiUrl}/readyz`), {
     timeoutMs: 60_000,
   });
+  return { forward, apiUrl, managerUrl };
+}
+
+function controllerEnv(d: V1Deployment, name: string): string | undefined {
+  return d.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === name)?.value;
+}
+
+/** What the stories need to know about a release, read from its objects. */
+async function describeRelease(admin: KubeConfig, namespace: string, name: string) {
+  const apps = admin.makeApiClient(AppsV1Api);
+  const core = admin.makeApiClient(CoreV1Api);
+  const controller = await apps.readNamespacedDeployment({ name: `${name}-controller`, namespace });
+  const service = await core.readNamespacedService({ name: `${name}-api`, namespace });
+  const port = (p: string) => service.spec?.ports?.find((x) => x.name === p)?.port;
+  const host = `http://${name}-api.${namespace}.svc`;
+  const managerPort = port('http-manager');
   return {
-    mode: 'in-cluster',
-    apiUrl,
-    bootstrapToken: await readToken(admin, namespace, name),
-    releaseNamespace: namespace,
-    logs: () => tail(forward.log),
-    stop: () => stopProcess(forward),
+    image: controller.spec?.template.spec?.containers[0]?.image,
+    imageOverrides: JSON.parse(controllerEnv(controller, 'COLONY_IMAGE_OVERRIDES') ?? '{}') as Record<
+      string,
+      string
+    >,
+    managerPort,
+    inCluster: {
+      apiUrl: `${host}:${port('http') ?? 80}`,
+      managerUrl: managerPort ? `${host}:${managerPort}` : undefined,
+    },
   };
 }
 
-/** Installs the chart (namespaced to the office) and runs API and controller as its ServiceAccounts. */
-async function startLocal(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
+/** The release the kind workflow installed; the API through a port-forward. */
+async function attach(admin: KubeConfig): Promise<ColonyUnderTest> {
+  const namespace = process.env.COLONY_E2E_NAMESPACE ?? 'colony-system';
+  const release = process.env.COLONY_E2E_RELEASE ?? 'colony';
+  const name = fullname(release);
+  const dir = mkdtempSync(join(tmpdir(), 'colony-e2e-'));
+  await waitForColonyPods(admin, namespace, release);
+  const info = await describeRelease(admin, namespace, name);
+  const { forward, apiUrl, managerUrl } = await forwardApi(namespace, name, info.managerPort, dir);
+  return {
+    mode: 'attach',
+    realContainers: true,
+    apiUrl,
+    managerUrl,
+    bootstrapToken: await readToken(admin, namespace, name),
+    releaseNamespace: namespace,
+    image: info.image,
+    inCluster: info.inCluster,
+    imageOverrides: info.imageOverrides,
+    logs: () => `${podLogs(namespace, release)}\n--- port-forward\n${tail(forward.current().log)}`,
+    stop: () => forward.stop(),
+  };
+}
+
+/** Installs the chart with the real image (and PostgreSQL for it) and checks it with `helm test`. */
+async function install(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
+  const image = process.env.COLONY_E2E_IMAGE;
+  if (!image) throw new Error(missingImageMessage);
+  const { repository, tag } = splitImage(image);
+  const serviceImage = process.env.COLONY_E2E_SERVICE_IMAGE ?? 'colony.local/e2e-service:dev';
+  const postgresImage = process.env.COLONY_E2E_POSTGRES_IMAGE ?? 'colony.local/e2e-postgres:dev';
   const core = admin.makeApiClient(CoreV1Api);
-  const prefix = process.env.COLONY_E2E_NAMESPACE_PREFIX ?? 'colony-e2e';
   const release = uniqueName('colony-e2e');
-  const namespace = uniqueName(prefix);
+  const namespace = uniqueName(process.env.COLONY_E2E_NAMESPACE_PREFIX ?? 'colony-e2e');
   const name = fullname(release);
   const token = randomBytes(24).toString('base64url');
+  const dir = mkdtempSync(join(tmpdir(), 'colony-e2e-'));
   await core.createNamespace({
     body: { metadata: { name: namespace, labels: { 'colony.ai/test': 'true' } } },
   });
-  const dir = mkdtempSync(join(tmpdir(), 'colony-e2e-'));
-  let controller: Spawned | undefined;
-  let api: Spawned | undefined;
+  let forward: ReturnType<typeof supervise> | undefined;
   const stop = async () => {
-    await Promise.all([stopProcess(api), stopProcess(controller)]);
+    await forward?.stop();
+    // COLONY_E2E_KEEP=1 leaves the release and its namespace for a look afterwards.
+    if (process.env.COLONY_E2E_KEEP === '1') return;
     try {
       helm(['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
     } finally {
@@ -147,82 +234,58 @@ async function startLocal(admin: KubeConfig, officeNamespace: string): Promise<C
     }
   };
   try {
+    const postgres = await installPostgres(admin, namespace, postgresImage);
     helm([
       'install',
       release,
       chartDir,
       '-n',
       namespace,
-      '--wait',
-      '--timeout',
-      '5m',
-      // The shared local cluster runs other controllers: this release watches only its office.
-      ...setJson({ watchNamespace: officeNamespace, 'secrets.bootstrapToken': token }),
+      // No --wait: waitForColonyPods waits, and stops at once when an image is not on the node.
+      ...setJson({
+        'image.repository': repository,
+        'image.tag': tag,
+        // Only local images exist here: a missing one must fail at once, not after pull retries.
+        'image.pullPolicy': 'Never',
+        'controller.replicas': 2,
+        // The shared local cluster runs other controllers: this release watches only its office.
+        watchNamespace: officeNamespace,
+        'secrets.bootstrapToken': token,
+        'secrets.databaseUrl': postgres.url,
+        'api.managerPort': MANAGER_PORT,
+        'controller.imageOverrides': { [TAILSCALE_IMAGE]: serviceImage },
+        // No provider is reachable from here: the credential checks would only time out.
+        'controller.extraEnv': [{ name: 'COLONY_CREDENTIAL_CHECKS', value: 'false' }],
+      }),
     ]);
-    const lease = `${namespace}/${name}-controller`;
-    const base = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LOG_LEVEL: 'info',
-      COLONY_CONTROLLER_LEASE: lease,
-      COLONY_WATCH_NAMESPACE: officeNamespace,
-      // Providers are not reachable from the local cluster: the credential checks would only time out.
-      COLONY_CREDENTIAL_CHECKS: 'false',
-    };
-    const controllerPort = await freePort();
-    controller = spawnLogged(
-      'controller',
-      [process.execPath, 'controller/main.ts'],
-      {
-        ...base,
-        KUBECONFIG: await serviceAccountKubeconfig(
-          admin,
-          namespace,
-          `${name}-controller`,
-          join(dir, 'ctl.kc'),
-        ),
-        COLONY_CONTROLLER_PORT: String(controllerPort),
-        HOST: '127.0.0.1',
-      },
-      dir,
-    );
-    const apiPort = await freePort();
-    api = spawnLogged(
-      'api',
-      [process.execPath, 'api/main.ts'],
-      {
-        ...base,
-        KUBECONFIG: await serviceAccountKubeconfig(admin, namespace, `${name}-api`, join(dir, 'api.kc')),
-        PORT: String(apiPort),
-        HOST: '127.0.0.1',
-        COLONY_RUN_CONTROLLER: 'false',
-        COLONY_BOOTSTRAP_TOKEN: token,
-        COLONY_DATA_DIR: join(dir, 'data'),
-      },
-      dir,
-    );
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    await eventually('the controller leads with synced caches', async () => {
-      const ready = (await httpOk(`http://127.0.0.1:${controllerPort}/readyz`)) as { leader?: boolean };
-      if (!ready.leader) throw new Error('not leading yet');
-    });
-    await eventually('the API is ready', () => httpOk(`${apiUrl}/readyz`));
-    const procs = { api, controller };
+    await waitForColonyPods(admin, namespace, release);
+    const tested = helm(['test', release, '-n', namespace, '--timeout', '5m']);
+    if (!/Phase:\s+Succeeded/.test(tested)) throw new Error(`helm test did not succeed:\n${tested}`);
+    const info = await describeRelease(admin, namespace, name);
+    const forwarded = await forwardApi(namespace, name, info.managerPort, dir);
+    forward = forwarded.forward;
     return {
-      mode: 'local',
-      apiUrl,
+      mode: 'install',
+      realContainers: true,
+      apiUrl: forwarded.apiUrl,
+      managerUrl: forwarded.managerUrl,
       bootstrapToken: token,
       releaseNamespace: namespace,
-      logs: () => `--- controller\n${tail(procs.controller.log)}\n--- api\n${tail(procs.api.log)}`,
+      image,
+      inCluster: info.inCluster,
+      imageOverrides: info.imageOverrides,
+      logs: () => podLogs(namespace, release),
       stop,
     };
   } catch (err) {
-    const logs = [controller, api].map((p) => (p ? tail(p.log) : '')).join('\n');
+    const logs = podLogs(namespace, release);
     await stop().catch(() => {});
     throw new Error(`${(err as Error).message}\n${logs}`);
   }
 }
 
 export function startColony(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
-  return inCluster ? attachInCluster(admin) : startLocal(admin, officeNamespace);
+  if (colonyMode === 'attach') return attach(admin);
+  if (colonyMode === 'local') return startLocal(admin, officeNamespace);
+  return install(admin, officeNamespace);
 }

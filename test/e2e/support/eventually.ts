@@ -1,4 +1,9 @@
 // Polls until a check passes: the cluster converges on its own time. The last failure is reported.
+// A check that knows waiting cannot help (an image that is not on the node) throws GiveUp.
+export class GiveUp extends Error {
+  override readonly name = 'GiveUp';
+}
+
 export async function eventually<T>(
   what: string,
   check: () => Promise<T>,
@@ -10,6 +15,7 @@ export async function eventually<T>(
     try {
       return await check();
     } catch (err) {
+      if (err instanceof GiveUp) throw new Error(`gave up waiting until ${what}: ${err.message}`);
       last = err;
     }
     if (Date.now() > deadline) {

@@ -1,4 +1,7 @@
-// The e2e tier needs a cluster and nothing else; it says so before any test starts.
+// The e2e tier needs a cluster (and, in its default mode, the images to install); it says so before
+// any test starts.
+import { colonyMode, missingImageMessage } from './colony-under-test.ts';
+
 export default function setup(): void {
   if (!process.env.KUBECONFIG) {
     throw new Error(
@@ -6,4 +9,5 @@ export default function setup(): void {
         'local control plane), export the KUBECONFIG line `npm run cluster:up` prints, or point it at kind.',
     );
   }
+  if (colonyMode === 'install' && !process.env.COLONY_E2E_IMAGE) throw new Error(missingImageMessage);
 }

@@ -1,0 +1,82 @@
+// Local child processes the e2e tier runs (kubectl port-forward, the API and controller in local mode):
+// started with their output in a log file, stopped gently, and free ports to give them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot } from '../../support/helm.ts';
+
+export interface Spawned {
+  child: ChildProcess;
+  log: string;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** GETs a URL and returns its JSON body; throws on a non-2xx answer (for `eventually`). */
+export async function httpOk(url: string): Promise<unknown> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${body}`);
+  return body ? JSON.parse(body) : undefined;
+}
+
+export function spawnLogged(name: string, args: string[], env: NodeJS.ProcessEnv, dir: string): Spawned {
+  const log = join(dir, `${name}.log`);
+  const fd = openSync(log, 'a');
+  const child = spawn(args[0] ?? '', args.slice(1), { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
+  return { child, log };
+}
+
+export async function stopProcess(p: Spawned | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The last lines of a log file, for failure messages. */
+export function tail(file: string, lines = 40): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A process that is started again whenever it exits until it is stopped: `kubectl port-forward`
+ * ends for good when its pod goes or a stream breaks, and a long run should not depend on one.
+ */
+export function supervise(start: () => Spawned): { current(): Spawned; stop(): Promise<void> } {
+  let stopping = false;
+  let current = start();
+  const watch = (p: Spawned) =>
+    p.child.once('exit', () => {
+      if (stopping) return;
+      setTimeout(() => {
+        if (stopping) return;
+        current = start();
+        watch(current);
+      }, 500);
+    });
+  watch(current);
+  return {
+    current: () => current,
+    async stop() {
+      stopping = true;
+      await stopProcess(current);
+    },
+  };
+}
