@@ -14,7 +14,8 @@ RUNC="${COLONY_RUNC:-/usr/sbin/runc}"
 NODE_DIR="$CLUSTER_DIR/node"
 CONTAINERD_SOCK="$NODE_DIR/containerd/containerd.sock"
 # Tagged by content: a changed pause.go is a new image, never a stale one under the old name.
-PAUSE_IMAGE="colony.local/pause:$(sha256sum "$BIN_DIR/pause" 2>/dev/null | cut -c1-12)"
+# (Read when the node starts: the binary does not exist before the first build.)
+pause_image() { echo "colony.local/pause:$(sha256sum "$1/pause" | cut -c1-12)"; }
 COREDNS_IMAGE="colony.local/coredns:$COREDNS_VERSION"
 
 real_node_enabled() { [ "${COLONY_REAL_NODE:-1}" != 0 ]; }
@@ -86,7 +87,7 @@ state = "$NODE_DIR/containerd/state"
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
-    sandbox = "$PAUSE_IMAGE"
+    sandbox = "$(pause_image "$bin_dir")"
 
 [plugins.'io.containerd.cri.v1.runtime']
   # This host withholds CAP_SYS_RESOURCE even from root, so no process may lower its OOM score below
@@ -212,7 +213,7 @@ start_real_node() { # <bin dir> <pki dir> <node ip>
   # How image scripts (scripts/image) reach this containerd to load what they build.
   printf 'CTR=%s\nCONTAINERD_ADDRESS=%s\n' "$bin_dir/ctr" "$CONTAINERD_SOCK" >"$CLUSTER_DIR/node.env"
   log "loading the pause and CoreDNS images into containerd"
-  load_binary_image "$bin_dir/pause" "$PAUSE_IMAGE" 65535 /pause
+  load_binary_image "$bin_dir/pause" "$(pause_image "$bin_dir")" 65535 /pause
   load_binary_image "$bin_dir/coredns" "$COREDNS_IMAGE" 65532 /coredns
 
   log "starting kubelet ($NODE_NAME, $ip) and kube-proxy"
