@@ -100,6 +100,9 @@ async function settledAgentPod(agent: string): Promise<V1Pod> {
   return pod;
 }
 
+const podEnv = (pod: V1Pod) =>
+  processEnv({ namespace: officeNs, pod: pod.metadata?.name ?? '', container: 'agent' });
+
 /** Every agent's running process has exactly the variables named (and no other injected one). */
 async function agentsConverged(want: string[], injected: string[]) {
   for (const agent of agents) {
@@ -107,7 +110,7 @@ async function agentsConverged(want: string[], injected: string[]) {
     for (const name of injected)
       expect(counts[name] ?? 0, `${agent} ${name}`).toBe(want.includes(name) ? 1 : 0);
     const pod = await settledAgentPod(agent);
-    const env = await processEnv({ namespace: officeNs, pod: pod.metadata?.name ?? '', container: 'agent' });
+    const env = await podEnv(pod);
     for (const name of injected) expect(name in env, `${agent} process ${name}`).toBe(want.includes(name));
   }
 }
@@ -201,11 +204,7 @@ describe.skipIf(!real)('faults on real pods (the local simulated mode cannot sho
         await agentsConverged(['OPENAI_API_KEY'], ['OPENAI_API_KEY']);
         for (const agent of agents.slice(0, 2)) {
           const pod = await settledAgentPod(agent);
-          const env = await processEnv({
-            namespace: officeNs,
-            pod: pod.metadata?.name ?? '',
-            container: 'agent',
-          });
+          const env = await podEnv(pod);
           expect(env.ANTHROPIC_API_KEY).toBe('sk-ant-fault');
         }
       },
@@ -291,8 +290,7 @@ describe.skipIf(!real)('faults on real pods (the local simulated mode cannot sho
         async () => {
           const after = await Promise.all(agents.map(settledAgentPod));
           expect(after.map((p) => p.status?.containerStatuses?.[0]?.containerID)).toEqual(containerIds);
-          for (const pod of after)
-            await processEnv({ namespace: officeNs, pod: pod.metadata?.name ?? '', container: 'agent' });
+          for (const pod of after) await podEnv(pod);
         },
         { timeoutMs: 120_000 },
       );
@@ -305,11 +303,7 @@ describe.skipIf(!real)('faults on real pods (the local simulated mode cannot sho
         async () => {
           const pod = await settledAgentPod('a3');
           expect(pod.metadata?.name).not.toBe(before[2]?.metadata?.name);
-          const env = await processEnv({
-            namespace: officeNs,
-            pod: pod.metadata?.name ?? '',
-            container: 'agent',
-          });
+          const env = await podEnv(pod);
           expect(env.ANTHROPIC_API_KEY).toBe('sk-ant-fault');
         },
         { timeoutMs: 180_000 },

@@ -10,7 +10,7 @@
 // - local (opt-in, fast): see local-colony.ts; agents and services are only simulated there.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
@@ -18,7 +18,7 @@ import { chartDir, helm, setJson, uniqueName } from '../../support/helm.ts';
 import { kubeconfigPath, kubectlPath } from '../../support/kube.ts';
 import { installPostgres } from './e2e-postgres.ts';
 import { eventually } from './eventually.ts';
-import { fullname, startLocal } from './local-colony.ts';
+import { fullname, removeRelease, startLocal } from './local-colony.ts';
 import { describePods, isReady } from './pod-status.ts';
 import { freePort, httpOk, spawnLogged, supervise, tail } from './processes.ts';
 
@@ -226,12 +226,7 @@ async function install(admin: KubeConfig, officeNamespace: string): Promise<Colo
     await forward?.stop();
     // COLONY_E2E_KEEP=1 leaves the release and its namespace for a look afterwards.
     if (process.env.COLONY_E2E_KEEP === '1') return;
-    try {
-      helm(['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
-    } finally {
-      await core.deleteNamespace({ name: namespace }).catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await removeRelease(core, release, namespace, dir);
   };
   try {
     const postgres = await installPostgres(admin, namespace, postgresImage);

@@ -18,6 +18,16 @@ import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
 /** The chart's fullname rule: a release name that contains "colony" is used as is. */
 export const fullname = (release: string) => (release.includes('colony') ? release : `${release}-colony`);
 
+/** Uninstalls a test's release, then deletes its namespace and scratch folder whatever happened. */
+export async function removeRelease(core: CoreV1Api, release: string, namespace: string, dir: string) {
+  try {
+    helm(['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
+  } finally {
+    await core.deleteNamespace({ name: namespace }).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function startLocal(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
   const core = admin.makeApiClient(CoreV1Api);
   const prefix = process.env.COLONY_E2E_NAMESPACE_PREFIX ?? 'colony-e2e';
@@ -33,12 +43,7 @@ export async function startLocal(admin: KubeConfig, officeNamespace: string): Pr
   let api: Spawned | undefined;
   const stop = async () => {
     await Promise.all([stopProcess(api), stopProcess(controller)]);
-    try {
-      helm(['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
-    } finally {
-      await core.deleteNamespace({ name: namespace }).catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await removeRelease(core, release, namespace, dir);
   };
   try {
     helm([

@@ -2,24 +2,15 @@
 // started with their output in a log file, stopped gently, and free ports to give them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot } from '../../support/helm.ts';
+
+// One free-port finder for all the tests' processes.
+export { freePort } from '../../support/controller-process.ts';
 
 export interface Spawned {
   child: ChildProcess;
   log: string;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** GETs a URL and returns its JSON body; throws on a non-2xx answer (for `eventually`). */
