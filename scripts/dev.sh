@@ -31,9 +31,10 @@ case "${1:-}" in
     npm test
     # The e2e tier's images, built locally (buildah, no registry) and loaded into the local node: the
     # Colony image (`npm run image`), then the stand-in service and PostgreSQL built on it and on its
-    # Debian base. A given COLONY_E2E_IMAGE, or another mode, skips them.
+    # Debian base. A given COLONY_E2E_IMAGE, another mode, or a cluster that is not the local one
+    # (kind: its images are loaded with `kind load`, see docs/install.md) skips them.
     if [ -z "${COLONY_E2E_IMAGE:-}" ] && [ "${COLONY_E2E_MODE:-install}" = install ] &&
-      [ "${COLONY_E2E_IN_CLUSTER:-}" != 1 ]; then
+      [ "${COLONY_E2E_IN_CLUSTER:-}" != 1 ] && [ -f "$(dirname "$KUBECONFIG")/.colony-cluster" ]; then
       export_last_line npm run --silent image
       export COLONY_E2E_IMAGE="$IMAGE"
       bash scripts/image/e2e-images.sh >&2
