@@ -6,12 +6,17 @@
 // full-text vs hybrid comparison with the test embedder); BENCH_INTEGRATIONS_OFFICES,
 // _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
 // BENCH_DATABASE_URL or TEST_DATABASE_URL).
+// real-node (the local cluster's real node against its kwok nodes: node cold and warm start, helm
+// install to Ready, enable/disable to a new agent process) RECREATES the local cluster (down.sh, up.sh,
+// images loaded again) when KUBECONFIG is its; it waits for tests using it (colony.ai/test namespaces)
+// unless BENCH_REAL_NODE_FORCE=1. BENCH_REAL_NODE_TOGGLES (default 20) sizes its toggle figure.
 import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
+import { benchRealNode } from './real-node.bench.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const seconds = env('BENCH_SECONDS', 3);
@@ -45,6 +50,7 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
       queries: env('BENCH_MEMORY_QUERIES', 300),
       vectorMemories: env('BENCH_MEMORY_VECTOR_SIZE', 1500),
     }),
+  'real-node': () => benchRealNode({ toggles: env('BENCH_REAL_NODE_TOGGLES', 20) }),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

@@ -40,6 +40,8 @@ export interface ColonyUnderTest {
   inCluster: { apiUrl: string; managerUrl: string | undefined } | undefined;
   /** COLONY_IMAGE_OVERRIDES of the controller. */
   imageOverrides: Record<string, string>;
+  /** Install mode: ms from the `helm install` call until every API and controller pod was Ready. */
+  readyMs?: number;
   stop(): Promise<void>;
   /** Recent output of the Colony processes or pods, for failure messages. */
   logs(): string;
@@ -105,6 +107,7 @@ function podLogs(namespace: string, release: string): string {
 
 /** Every Colony pod of the release is Ready by its own probes: the expected number of each. */
 async function waitForColonyPods(admin: KubeConfig, namespace: string, release: string): Promise<void> {
+  // Looked at 4 times a second: test/bench/real-node.bench.ts times installs with this wait.
   const core = admin.makeApiClient(CoreV1Api);
   const apps = admin.makeApiClient(AppsV1Api);
   const selector = `app.kubernetes.io/instance=${release},app.kubernetes.io/component in (controller,api)`;
@@ -120,7 +123,7 @@ async function waitForColonyPods(admin: KubeConfig, namespace: string, release: 
       if (deployments.length < 2 || live.length !== wanted || !live.every(isReady))
         throw new Error(await describePods(core, namespace, selector));
     },
-    { timeoutMs: 300_000 },
+    { timeoutMs: 300_000, intervalMs: 250 },
   );
 }
 
@@ -205,12 +208,64 @@ async function attach(admin: KubeConfig): Promise<ColonyUnderTest> {
   };
 }
 
-/** Installs the chart with the real image (and PostgreSQL for it) and checks it with `helm test`. */
-async function install(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
-  const image = process.env.COLONY_E2E_IMAGE;
-  if (!image) throw new Error(missingImageMessage);
-  const { repository, tag } = splitImage(image);
+export interface ChartInstall {
+  release: string;
+  /** The release's namespace; it must exist. */
+  namespace: string;
+  /** The Colony image, <repository>:<tag>, already on the node (pull policy Never). */
+  image: string;
+  /** The one office namespace the release watches. */
+  officeNamespace: string;
+  bootstrapToken: string;
+  databaseUrl: string;
+}
+
+/**
+ * `helm install` of the chart as the e2e tier configures it, then waits until every API and
+ * controller pod is Ready by its own probes. Answers the ms from the helm install call until then.
+ */
+export async function installChart(admin: KubeConfig, c: ChartInstall): Promise<number> {
+  const { repository, tag } = splitImage(c.image);
   const serviceImage = process.env.COLONY_E2E_SERVICE_IMAGE ?? 'colony.local/e2e-service:dev';
+  const started = performance.now();
+  helm([
+    'install',
+    c.release,
+    chartDir,
+    '-n',
+    c.namespace,
+    // No --wait: waitForColonyPods waits, and stops at once when an image is not on the node.
+    ...setJson({
+      'image.repository': repository,
+      'image.tag': tag,
+      // Only local images exist here: a missing one must fail at once, not after pull retries.
+      'image.pullPolicy': 'Never',
+      'controller.replicas': 2,
+      // The shared local cluster runs other controllers: this release watches only its office.
+      watchNamespace: c.officeNamespace,
+      'secrets.bootstrapToken': c.bootstrapToken,
+      'secrets.databaseUrl': c.databaseUrl,
+      'api.managerPort': MANAGER_PORT,
+      'controller.imageOverrides': { [TAILSCALE_IMAGE]: serviceImage },
+      // No provider is reachable from here: the credential checks would only time out.
+      'controller.extraEnv': [{ name: 'COLONY_CREDENTIAL_CHECKS', value: 'false' }],
+    }),
+  ]);
+  await waitForColonyPods(admin, c.namespace, c.release);
+  return performance.now() - started;
+}
+
+/**
+ * Installs the chart with the real image (and PostgreSQL for it) and checks it with `helm test`.
+ * The image defaults to COLONY_E2E_IMAGE.
+ */
+export async function installColony(
+  admin: KubeConfig,
+  officeNamespace: string,
+  image = process.env.COLONY_E2E_IMAGE,
+): Promise<ColonyUnderTest> {
+  if (!image) throw new Error(missingImageMessage);
+  splitImage(image); // a malformed reference fails before anything is created
   const postgresImage = process.env.COLONY_E2E_POSTGRES_IMAGE ?? 'colony.local/e2e-postgres:dev';
   const core = admin.makeApiClient(CoreV1Api);
   const release = uniqueName('colony-e2e');
@@ -230,30 +285,14 @@ async function install(admin: KubeConfig, officeNamespace: string): Promise<Colo
   };
   try {
     const postgres = await installPostgres(admin, namespace, postgresImage);
-    helm([
-      'install',
+    const readyMs = await installChart(admin, {
       release,
-      chartDir,
-      '-n',
       namespace,
-      // No --wait: waitForColonyPods waits, and stops at once when an image is not on the node.
-      ...setJson({
-        'image.repository': repository,
-        'image.tag': tag,
-        // Only local images exist here: a missing one must fail at once, not after pull retries.
-        'image.pullPolicy': 'Never',
-        'controller.replicas': 2,
-        // The shared local cluster runs other controllers: this release watches only its office.
-        watchNamespace: officeNamespace,
-        'secrets.bootstrapToken': token,
-        'secrets.databaseUrl': postgres.url,
-        'api.managerPort': MANAGER_PORT,
-        'controller.imageOverrides': { [TAILSCALE_IMAGE]: serviceImage },
-        // No provider is reachable from here: the credential checks would only time out.
-        'controller.extraEnv': [{ name: 'COLONY_CREDENTIAL_CHECKS', value: 'false' }],
-      }),
-    ]);
-    await waitForColonyPods(admin, namespace, release);
+      image,
+      officeNamespace,
+      bootstrapToken: token,
+      databaseUrl: postgres.url,
+    });
     const tested = helm(['test', release, '-n', namespace, '--timeout', '5m']);
     if (!/Phase:\s+Succeeded/.test(tested)) throw new Error(`helm test did not succeed:\n${tested}`);
     const info = await describeRelease(admin, namespace, name);
@@ -269,6 +308,7 @@ async function install(admin: KubeConfig, officeNamespace: string): Promise<Colo
       image,
       inCluster: info.inCluster,
       imageOverrides: info.imageOverrides,
+      readyMs,
       logs: () => podLogs(namespace, release),
       stop,
     };
@@ -282,5 +322,5 @@ async function install(admin: KubeConfig, officeNamespace: string): Promise<Colo
 export function startColony(admin: KubeConfig, officeNamespace: string): Promise<ColonyUnderTest> {
   if (colonyMode === 'attach') return attach(admin);
   if (colonyMode === 'local') return startLocal(admin, officeNamespace);
-  return install(admin, officeNamespace);
+  return installColony(admin, officeNamespace);
 }
