@@ -18,8 +18,8 @@ COLONY_SKIP_NPM_CI=1 . scripts/toolchain.sh
 colony_image="${COLONY_E2E_IMAGE:-colony.local/colony:dev}"
 ensure_image_tools
 image_exists "$colony_image" || die "no image $colony_image in the project's image storage: run \`npm run image\` first"
-# PostgreSQL comes from Debian's packages on the Debian bookworm base the Colony build uses too.
-ensure_build_base
+# PostgreSQL comes from Debian's packages on the plain Debian base (no node: it needs none).
+ensure_debian_base
 
 # Builds <context dir> as <repository>:<content tag> and :dev, exports and loads it; prints the ref.
 # <repository> <context dir> [buildah bud options...]
@@ -45,6 +45,6 @@ build_e2e_image() {
 service="$(build_e2e_image colony.local/e2e-service test/e2e/images/service \
   --build-arg COLONY_IMAGE="$colony_image")"
 postgres="$(build_e2e_image colony.local/e2e-postgres test/e2e/images/postgres \
-  --build-arg BASE_IMAGE="$BUILD_BASE")"
+  --build-arg BASE_IMAGE="$DEBIAN_BASE")"
 echo "SERVICE_IMAGE=$service"
 echo "POSTGRES_IMAGE=$postgres"
