@@ -111,6 +111,8 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     [{ 'api.memory.embeddings.url': 'ftp://x' }, '/api/memory/embeddings/url'],
     [{ 'controller.imageOverrides': { 'tailscale/tailscale:stable': 1 } }, '/controller/imageOverrides'],
     [{ 'controller.imageOverrides': { 'tailscale/tailscale:stable': '' } }, '/controller/imageOverrides'],
+    [{ 'image.digest': 'sha256:abc' }, '/image/digest'],
+    [{ 'image.digest': 'latest' }, '/image/digest'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
@@ -121,6 +123,49 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     expect(template({}).ok).toBe(true);
     for (const values of ciValues)
       ok(run(helmTools().helm, ['template', 'x', chartDir, '-f', values]), values);
+  });
+});
+
+describe('image, pod annotations and disruption budgets as rendered', () => {
+  type Doc = { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
+  const render = (values: Record<string, unknown>) =>
+    loadAllYaml(helm(['template', 'x', chartDir, ...setJson(values)])) as Doc[];
+  const podTemplates = (docs: Doc[]) =>
+    docs
+      .filter((d) => d.kind === 'Deployment' || d.kind === 'Job')
+      .map((d) => (d as V1Deployment).spec?.template);
+  const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+  it('runs every Colony container by digest when image.digest is set, by tag otherwise', () => {
+    const images = (docs: Doc[]) => podTemplates(docs).map((t) => t?.spec?.containers[0]?.image);
+    expect(images(render({ 'image.repository': 'reg/colony', 'image.tag': '1.2.3' }))).toEqual([
+      'reg/colony:1.2.3',
+      'reg/colony:1.2.3',
+      'reg/colony:1.2.3',
+    ]);
+    const pinned = images(
+      render({ 'image.repository': 'reg/colony', 'image.tag': '1.2.3', 'image.digest': digest }),
+    );
+    expect(pinned).toEqual([`reg/colony@${digest}`, `reg/colony@${digest}`, `reg/colony@${digest}`]);
+  });
+
+  it('never renders an empty annotations key on a pod template', () => {
+    for (const values of [{ 'secrets.existingSecret': 'mine' }, {}, { 'api.podAnnotations': { a: 'b' } }]) {
+      for (const t of podTemplates(render(values))) {
+        const meta = (t?.metadata ?? {}) as Record<string, unknown>;
+        if ('annotations' in meta) expect(meta.annotations, JSON.stringify(values)).toBeTypeOf('object');
+        if ('annotations' in meta) expect(meta.annotations).not.toBeNull();
+      }
+    }
+    const api = podTemplates(render({ 'api.podAnnotations': { a: 'b' } }))[0]?.metadata?.annotations;
+    expect(api?.a).toBe('b');
+    expect(api?.['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('lets a drain evict pods that are not Ready (unhealthyPodEvictionPolicy AlwaysAllow)', () => {
+    const pdbs = render({}).filter((d) => d.kind === 'PodDisruptionBudget');
+    expect(pdbs.length).toBe(2);
+    for (const pdb of pdbs) expect(pdb.spec?.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
   });
 });
 
