@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConfig, kubeconfigPath, kubectl, kubectlPath } from '../support/kube.ts';
+import { kubeConfig, kubectl } from '../support/kube.ts';
 import { colonyMode } from './support/colony-under-test.ts';
 import { eventually } from './support/eventually.ts';
 import { execInPod, fetchFromPod, NODE, type PodRef } from './support/in-pod.ts';
 import { isReady } from './support/pod-status.ts';
-import { freePort, spawnLogged, stopProcess } from './support/processes.ts';
+import { freePort, spawnPortForward, stopProcess } from './support/processes.ts';
 
 const image = process.env.COLONY_E2E_IMAGE;
 const namespace = `${process.env.COLONY_E2E_NAMESPACE_PREFIX ?? 'colony-e2e'}-node-${randomBytes(3).toString('hex')}`;
@@ -127,19 +127,11 @@ process.getBuiltinModule('https').get('https://kubernetes.default.svc/version', 
 
   it('forwards a local port to the pod with kubectl port-forward', async () => {
     const port = await freePort();
-    const forward = spawnLogged(
+    const forward = spawnPortForward(
       'node-port-forward',
-      [
-        kubectlPath(),
-        '--kubeconfig',
-        kubeconfigPath(),
-        '-n',
-        namespace,
-        'port-forward',
-        'pod/server',
-        `${port}:8080`,
-      ],
-      process.env,
+      namespace,
+      'pod/server',
+      [`${port}:8080`],
       tmpdir(),
     );
     try {

@@ -20,7 +20,7 @@ import { installPostgres } from './e2e-postgres.ts';
 import { eventually } from './eventually.ts';
 import { fullname, removeRelease, startLocal } from './local-colony.ts';
 import { describePods, isReady } from './pod-status.ts';
-import { freePort, httpOk, spawnLogged, supervise, tail } from './processes.ts';
+import { freePort, httpOk, spawnPortForward, supervise, tail } from './processes.ts';
 
 export type ColonyMode = 'install' | 'attach' | 'local';
 
@@ -132,23 +132,7 @@ async function forwardApi(namespace: string, name: string, managerPort: number |
   const port = await freePort();
   const localManager = managerPort ? await freePort() : undefined;
   const ports = [`${port}:http`, ...(localManager ? [`${localManager}:http-manager`] : [])];
-  const forward = supervise(() =>
-    spawnLogged(
-      'port-forward',
-      [
-        kubectlPath(),
-        '--kubeconfig',
-        kubeconfigPath(),
-        '-n',
-        namespace,
-        'port-forward',
-        `svc/${name}-api`,
-        ...ports,
-      ],
-      process.env,
-      dir,
-    ),
-  );
+  const forward = supervise(() => spawnPortForward('port-forward', namespace, `svc/${name}-api`, ports, dir));
   const apiUrl = `http://127.0.0.1:${port}`;
   const managerUrl = localManager ? `http://127.0.0.1:${localManager}` : apiUrl;
   await eventually('the API answers through the port-forward', () => httpOk(`${apiUrl}/readyz`), {

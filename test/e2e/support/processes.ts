@@ -4,9 +4,26 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../support/helm.ts';
+import { kubeconfigPath, kubectlPath } from '../../support/kube.ts';
 
 // One free-port finder for all the tests' processes.
 export { freePort } from '../../support/controller-process.ts';
+
+/** `kubectl port-forward <target> <ports...>` in <namespace>, logging to <dir>/<name>.log. */
+export function spawnPortForward(
+  name: string,
+  namespace: string,
+  target: string,
+  ports: string[],
+  dir: string,
+) {
+  return spawnLogged(
+    name,
+    [kubectlPath(), '--kubeconfig', kubeconfigPath(), '-n', namespace, 'port-forward', target, ...ports],
+    process.env,
+    dir,
+  );
+}
 
 export interface Spawned {
   child: ChildProcess;
