@@ -5,6 +5,7 @@
 # build stage only installs production dependencies.
 #   docker build -t colony:0.1.0 .                                  # api (default)
 #   docker build --target controller -t colony-controller:0.1.0 .  # controller only
+#   docker build --target init -t colony-init:0.1.0 .              # the agents' init container
 # Base images are pinned by tag; pin them by digest in your registry mirror for reproducible builds.
 # Both are build arguments so other bases can stand in, e.g. `npm run image` (scripts/image/build.sh)
 # builds this file without any registry, on bases it makes itself from Debian packages.
@@ -23,6 +24,17 @@ COPY package.json package-lock.json ./
 # No install scripts: every dependency is plain JavaScript (SQLite is Node's built-in node:sqlite).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
+
+# The agents' colony-init container (cliInstalls, shared-drive folders): bash, apt-get, npm, curl
+# and pip3 on the build base, as a numeric non-root user, so that a namespace enforcing the
+# restricted Pod Security Standard admits it. `docker build --target init -t colony-init:<tag> .`
+FROM ${BUILD_IMAGE} AS init
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends curl python3-pip \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && useradd --uid 10001 --user-group --home-dir /home/colony --create-home colony
+USER 10001:10001
+WORKDIR /home/colony
 
 # Runtime base: distroless Node 24 (no shell, no package manager), as the nonroot user (65532).
 FROM ${RUNTIME_IMAGE} AS runtime

@@ -1,12 +1,62 @@
 // Reads Colony's configuration from the environment, validated by one zod schema.
 import { z } from 'zod';
 import { dnsLabel } from '../integrations/registry/names.ts';
+import { VERSION } from './version.ts';
 
 const booleanish = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** A JSON object parsed against a schema, every problem reported against the variable itself. */
+function jsonOf<T extends z.ZodType>(schema: T, shape: string) {
+  return z.string().transform((raw, ctx): z.output<T> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `must be a JSON object (${shape})` });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const first = parsed.error.issues[0];
+    const where = first?.path.length ? ` at ${first.path.join('.')}` : '';
+    ctx.addIssue({ code: 'custom', message: `${first?.message ?? 'invalid'}${where} (${shape})` });
+    return z.NEVER;
+  });
+}
+
+const seccomp = z.strictObject({
+  type: z.enum(['RuntimeDefault', 'Localhost', 'Unconfined']),
+  localhostProfile: z.string().min(1).optional(),
+});
+const ids = {
+  runAsUser: z.number().int().min(0).optional(),
+  runAsGroup: z.number().int().min(0).optional(),
+  runAsNonRoot: z.boolean().optional(),
+  seccompProfile: seccomp.optional(),
+  seLinuxOptions: z.record(z.string(), z.string()).optional(),
+  appArmorProfile: z.object({ type: z.string(), localhostProfile: z.string().optional() }).optional(),
+};
+/** The fields of a container securityContext an admin may set for what Colony adds to pods. */
+const containerSecurityContext = z.strictObject({
+  ...ids,
+  allowPrivilegeEscalation: z.boolean().optional(),
+  privileged: z.boolean().optional(),
+  readOnlyRootFilesystem: z.boolean().optional(),
+  capabilities: z
+    .strictObject({ add: z.array(z.string()).optional(), drop: z.array(z.string()).optional() })
+    .optional(),
+});
+const podSecurityContext = z.strictObject({
+  ...ids,
+  fsGroup: z.number().int().min(0).optional(),
+  fsGroupChangePolicy: z.enum(['OnRootMismatch', 'Always']).optional(),
+  supplementalGroups: z.array(z.number().int().min(0)).optional(),
+});
+const containerContextJson = jsonOf(containerSecurityContext, 'a container securityContext');
 
 const imageOverrideMap = z.record(z.string().min(1), z.string().min(1, 'must name an image'));
 
@@ -71,7 +121,10 @@ export const envSchema = z.object({
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
-  COLONY_INIT_IMAGE: z.string().min(1).default('docker.io/library/node:24-bookworm'),
+  COLONY_INIT_IMAGE: z.string().min(1).default(`colony-init:${VERSION}`),
+  COLONY_INIT_SECURITY_CONTEXT: containerContextJson.optional(),
+  COLONY_SERVICE_SECURITY_CONTEXT: containerContextJson.optional(),
+  COLONY_SERVICE_POD_SECURITY_CONTEXT: jsonOf(podSecurityContext, 'a pod securityContext').optional(),
   COLONY_IMAGE_OVERRIDES: imageOverrides.default({}),
   COLONY_OFFICE_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_OFFICE_DATABASE_AGENT_HOST: z
@@ -135,6 +188,12 @@ export interface Config {
     workers: number;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
+    /** securityContexts of what Colony adds to pods; unset parts keep the restricted defaults. */
+    podSecurity: {
+      initContainer?: z.output<typeof containerSecurityContext> | undefined;
+      serviceContainer?: z.output<typeof containerSecurityContext> | undefined;
+      servicePod?: z.output<typeof podSecurityContext> | undefined;
+    };
     /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
     credentialChecks: boolean;
     /** Image a per-office service runs instead of the one its manifest names (mirrors, air gaps). */
@@ -236,6 +295,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
       initImage: e.COLONY_INIT_IMAGE,
+      podSecurity: {
+        initContainer: e.COLONY_INIT_SECURITY_CONTEXT,
+        serviceContainer: e.COLONY_SERVICE_SECURITY_CONTEXT,
+        servicePod: e.COLONY_SERVICE_POD_SECURITY_CONTEXT,
+      },
       credentialChecks: e.COLONY_CREDENTIAL_CHECKS,
       imageOverrides: e.COLONY_IMAGE_OVERRIDES,
       officeDatabaseUrl: e.COLONY_OFFICE_DATABASE_URL,

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       workers: k.workers,
       layers: {
         initImage: k.initImage,
+        podSecurity: k.podSecurity,
         credentialChecks: k.credentialChecks,
         imageOverrides: k.imageOverrides,
         officeDatabaseUrl: k.officeDatabaseUrl,

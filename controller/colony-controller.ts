@@ -11,6 +11,7 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
+import { VERSION } from '../api/version.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import { API_VERSION } from './api/crds.ts';
 import type { ControllerMetrics } from './metrics.ts';
@@ -34,6 +35,8 @@ import {
   LABEL_MANAGED_BY,
   MANAGED_BY,
 } from './render/labels.ts';
+import type { PodSecurity } from './render/pod-security.ts';
+import { podSecurityOf } from './render/pod-security.ts';
 import { integrationResourceName } from './render/registration.ts';
 import { serverSideApplier } from './runtime/apply.ts';
 import { eventRecorder } from './runtime/events.ts';
@@ -55,6 +58,8 @@ export interface ColonyControllerOptions {
   metrics?: ControllerMetrics;
   /** Image of the agents' colony-init container. */
   initImage?: string;
+  /** securityContexts of the init container and service pods; unset parts stay restricted. */
+  podSecurity?: Partial<PodSecurity> | undefined;
   /** Admin URL of the PostgreSQL server holding the offices' databases (database layer). */
   officeDatabaseUrl?: string | undefined;
   /** host:port agents use to reach that server, when it differs from the admin URL's. */
@@ -67,7 +72,8 @@ export interface ColonyControllerOptions {
   fetcher?: Fetcher;
 }
 
-export const DEFAULT_INIT_IMAGE = 'docker.io/library/node:24-bookworm';
+/** The init image `npm run image` builds (Dockerfile target `init`); config sets the pinned one. */
+export const DEFAULT_INIT_IMAGE = `colony-init:${VERSION}`;
 
 const keyOf = (ns: string | undefined, name: string | undefined) =>
   ns && name ? `${ns}/${name}` : undefined;
@@ -88,6 +94,12 @@ export function worthReconciling(obj: KubernetesObject, old: KubernetesObject): 
     JSON.stringify(a?.annotations ?? {}) !== JSON.stringify(b?.annotations ?? {})
   );
 }
+
+/** A Deployment's ReplicaFailure condition, as text to compare; '' when it has none. */
+const replicaFailure = (d: V1Deployment | undefined) => {
+  const c = d?.status?.conditions?.find((x) => x.type === 'ReplicaFailure' && x.status === 'True');
+  return c ? `${c.reason}|${c.message}` : '';
+};
 
 export class ColonyController {
   readonly agents = new WorkQueue();
@@ -144,11 +156,17 @@ export class ColonyController {
     const status = statusWriter(opts.kc, FIELD_MANAGER);
     const now = () => new Date();
     const events = eventRecorder(opts.kc, 'colony.ai/controller', opts.identity ?? 'colony-controller');
-    const recordEvent: AgentDeps['recordEvent'] = (b, type, reason, message) => {
+    const recordEvent = (
+      o: KubernetesObject,
+      type: 'Normal' | 'Warning',
+      reason: string,
+      message: string,
+    ) => {
       events
-        .record(b, type, reason, message)
-        .catch((err) => opts.onError?.(`event ${b.metadata?.name}`, err));
+        .record(o, type, reason, message)
+        .catch((err) => opts.onError?.(`event ${o.metadata?.name}`, err));
     };
+    const security = podSecurityOf(opts.podSecurity);
     this.database = opts.officeDatabaseUrl
       ? postgresDatabaseLayer({
           adminUrl: opts.officeDatabaseUrl,
@@ -167,6 +185,7 @@ export class ColonyController {
       now,
       recordEvent,
       initImage: opts.initImage ?? DEFAULT_INIT_IMAGE,
+      initSecurityContext: security.initContainer,
       credentialChecks: opts.credentialChecks ?? false,
       database: this.database,
     };
@@ -180,6 +199,8 @@ export class ColonyController {
       appliedClaims: new Set(),
       credentialChecks: opts.credentialChecks ?? false,
       imageOverrides: opts.imageOverrides ?? {},
+      security,
+      recordEvent,
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
     };
     this.wireEvents();
@@ -266,10 +287,28 @@ export class ColonyController {
       const id = labels[LABEL_INTEGRATION];
       if (id) integration(keyOf(o.metadata?.namespace, integrationResourceName(id, labels[LABEL_INSTANCE])));
     };
+    // Whether a service's pods can be created is part of its agents' bindings too.
+    const onServiceHealth = (d: V1Deployment, old: V1Deployment) => {
+      if (d !== old && replicaFailure(d) === replicaFailure(old)) return;
+      const labels = d.metadata?.labels ?? {};
+      const id = labels[LABEL_INTEGRATION];
+      const ns = d.metadata?.namespace;
+      const i =
+        id && ns
+          ? this.view.integrations.get(`${ns}/${integrationResourceName(id, labels[LABEL_INSTANCE])}`)
+          : undefined;
+      if (i) usersOfSecret(ns, i.spec.secretName);
+    };
     for (const informer of [this.view.deployments, this.view.statefulSets] as Informer<KubernetesObject>[]) {
       informer.on({
         add: onWorkload,
-        update: update((w, old) => worthReconciling(w, old) && onWorkload(w)),
+        // ReplicaFailure is status, but it is what the agent's bindings report when pods are refused.
+        update: update(
+          (w, old) =>
+            (worthReconciling(w, old) ||
+              replicaFailure(w as V1Deployment) !== replicaFailure(old as V1Deployment)) &&
+            onWorkload(w),
+        ),
         delete: onWorkload,
       });
     }
@@ -295,6 +334,7 @@ export class ColonyController {
     ] as Informer<KubernetesObject>[]) {
       informer.on({ add: onServiceObject, update: update(onServiceObject), delete: onServiceObject });
     }
+    this.view.serviceDeployments.on({ update: update<V1Deployment>(onServiceHealth) });
   }
 
   /** Objects held in the informer caches, for the memory metric and the benchmark. */

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     workers: config.kubernetes.workers,
     layers: {
       initImage: config.kubernetes.initImage,
+      podSecurity: config.kubernetes.podSecurity,
       credentialChecks: config.kubernetes.credentialChecks,
       imageOverrides: config.kubernetes.imageOverrides,
       officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,

@@ -1,5 +1,11 @@
 // Refusals of the office-manager API that depend on what else the office has: composability
 // (dependsOn, conflicts, and who depends on what) and the members layer's rules.
+import { integrationResourceName } from '../../controller/render/registration.ts';
+import {
+  describeConflict,
+  type EnabledInstance,
+  surfaceConflicts,
+} from '../../integrations/registry/agent-surface.ts';
 import { checkComposition, dependentsOf } from '../../integrations/registry/composition.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
@@ -83,5 +89,49 @@ export function guardMembers(m: IntegrationManifest, candidate: MemberCandidate)
     {
       extensions: { violations },
     },
+  );
+}
+
+/**
+ * Enabling for an agent: nothing it injects (env names, file paths) may be injected already by
+ * another enabled integration. Instances of one integration get names of their own and pass.
+ */
+export function guardSurface(
+  registry: IntegrationRegistry,
+  candidate: { manifest: IntegrationManifest; instanceLabel: string | undefined; secretName: string },
+  agentName: string,
+  integrations: IntegrationObject[],
+  bindings: AgentBindingObject[],
+): void {
+  const label = (b: AgentBindingObject) =>
+    b.spec.instanceLabel ??
+    integrations.find((i) => i.spec.secretName === b.spec.secretName)?.spec.instanceLabel;
+  const mine = integrationResourceName(candidate.manifest.id, candidate.instanceLabel);
+  const order = (b: AgentBindingObject | undefined) =>
+    `${b?.metadata?.creationTimestamp ?? '~'}|${b?.metadata?.name ?? ''}`;
+  const existing = bindings.find(
+    (b) => b.spec.agentName === agentName && b.spec.secretName === candidate.secretName,
+  );
+  const enabled: EnabledInstance[] = bindings.flatMap((b) => {
+    const m = registry.get(b.spec.integrationId);
+    if (!m || !b.spec.enabled || b.spec.agentName !== agentName || b.spec.secretName === candidate.secretName)
+      return [];
+    const instanceLabel = label(b);
+    return [
+      {
+        manifest: m,
+        instanceLabel,
+        resourceName: integrationResourceName(m.id, instanceLabel),
+        order: order(b),
+      },
+    ];
+  });
+  enabled.push({ ...candidate, resourceName: mine, order: order(existing) });
+  const conflicts = surfaceConflicts(enabled).filter((c) => c.refused === mine || c.holder === mine);
+  if (conflicts.length === 0) return;
+  throw new ProblemError(
+    'injection_conflict',
+    `Cannot enable ${mine} for ${agentName}: ${conflicts.map(describeConflict).join('; ')}.`,
+    { extensions: { conflicts } },
   );
 }

@@ -12,7 +12,14 @@ import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { authenticate, requireOffice, requireScope } from '../shared/authenticate.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { guardEnable, guardMembers, guardRemove, guardSave, officeState } from './composition-guard.ts';
+import {
+  guardEnable,
+  guardMembers,
+  guardRemove,
+  guardSave,
+  guardSurface,
+  officeState,
+} from './composition-guard.ts';
 import { connectionView, registerConnectStart } from './connect-start.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import {
@@ -195,6 +202,13 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
           .sort();
         const roles = manifest.members?.requiredRoles.length ? await c.agentRoles(namespace, agentName) : [];
         guardMembers(manifest, { agentName, roles, config: request.body.config ?? {}, othersEnabled });
+        guardSurface(
+          registry,
+          { manifest, instanceLabel, secretName: request.body.secretName },
+          agentName,
+          integrations,
+          bindings,
+        );
       } else {
         guardRemove(registry, manifest, state.enabledForAgent, `for ${agentName}`);
       }

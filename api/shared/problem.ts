@@ -76,6 +76,12 @@ export const problemCatalogue = {
     description:
       'Enabling the integration for this agent breaks its members rules (required roles, maximum agent count, per-agent settings); `violations` names each rule.',
   },
+  injection_conflict: {
+    status: 409,
+    title: 'Injection conflict',
+    description:
+      'The integration would put an env variable or a credential file into the agent that another integration enabled for it already puts there; `conflicts` names each one and its holder.',
+  },
   rate_limited: {
     status: 429,
     title: 'Too many requests',

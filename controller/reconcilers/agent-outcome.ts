@@ -1,4 +1,5 @@
 // Pure over the caches: whether one binding can be injected into its agent, and what it brings.
+import type { V1Deployment } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import {
@@ -9,8 +10,9 @@ import {
 import type { Injection } from '../render/agent-env.ts';
 import { type EnabledLayers, filesSecretName } from '../render/agent-layers.ts';
 import { ANNOTATION_ROLES } from '../render/labels.ts';
-import { officeServiceUrl } from '../render/office-service.ts';
+import { officeServiceName, officeServiceUrl } from '../render/office-service.ts';
 import type { AgentDeps } from './agent.ts';
+import { bindingOrder } from './agent-instances.ts';
 import { agentWorkload, bindingsOfSecret, integrationForSecret } from './cluster-view.ts';
 
 export type Outcome =
@@ -22,13 +24,13 @@ export type Outcome =
       layers: EnabledLayers;
       manifest: IntegrationManifest;
       integration: IntegrationObject;
+      /** The per-office service's Deployment, when the integration has one and it exists. */
+      service?: V1Deployment | undefined;
     }
   | { ok: false; reason: string; message: string }
   | { ok: 'disabled' };
 
 const refuse = (reason: string, message: string): Outcome => ({ ok: false, reason, message });
-
-const created = (b: AgentBindingObject) => `${b.metadata?.creationTimestamp ?? ''}|${b.metadata?.name ?? ''}`;
 
 /** The members layer: roles from the workload, earlier bindings counting first for maxAgents. */
 function membersProblem(
@@ -41,7 +43,7 @@ function membersProblem(
   const roles = workload ? parseRoles(workload.obj.metadata?.annotations?.[ANNOTATION_ROLES]) : undefined;
   const earlier = bindingsOfSecret(deps.view, ns, b.spec.secretName)
     .filter((o) => o.spec.enabled && !o.metadata?.deletionTimestamp && o.spec.agentName !== b.spec.agentName)
-    .filter((o) => created(o) < created(b))
+    .filter((o) => bindingOrder(o) < bindingOrder(b))
     .map((o) => o.spec.agentName)
     .sort();
   const violations = memberViolations(m, {
@@ -113,10 +115,16 @@ export function evaluate(deps: AgentDeps, ns: string, b: AgentBindingObject): Ou
   };
   const resourceName = integration.metadata?.name ?? manifest.id;
   const files = deps.view.secrets.get(`${ns}/${filesSecretName(b.spec.secretName)}`);
+  const service = manifest.colonyContainer
+    ? deps.view.serviceDeployments.get(
+        `${ns}/${officeServiceName(manifest.id, integration.spec.instanceLabel)}`,
+      )
+    : undefined;
   return {
     ok: true,
     manifest,
     integration,
+    service,
     injection: {
       integrationId: resourceName,
       secretName: b.spec.secretName,

@@ -1,30 +1,24 @@
 // Reconciles one agent (namespace + agent name): injects the env vars and layers of every enabled,
 // valid binding into its workload and reports each binding's outcome in its status.
-import type {
-  V1ConfigMap,
-  V1Container,
-  V1Deployment,
-  V1EnvVar,
-  V1StatefulSet,
-} from '@kubernetes/client-node';
+import type { V1SecurityContext } from '@kubernetes/client-node';
 import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import { appliedHash, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
-import { configMapName, renderAgentLayers } from '../render/agent-layers.ts';
+import { renderEnv } from '../render/agent-env.ts';
 import { INIT_CONTAINER, INIT_FAILURE } from '../render/init-script.ts';
-import {
-  ANNOTATION_AGENT_CONTAINER,
-  ANNOTATION_APPLIED,
-  ANNOTATION_INJECTED,
-  LABEL_AGENT,
-  LABEL_MANAGED_BY,
-  MANAGED_BY,
-} from '../render/labels.ts';
 import type { Applier } from '../runtime/apply.ts';
 import { sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
+import { nameInstances } from './agent-instances.ts';
 import { evaluate, type Outcome } from './agent-outcome.ts';
-import { agentWorkload, bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
+import {
+  type Evaluated,
+  injectionsOf,
+  type Refusal,
+  replicaFailure,
+  syncWorkload,
+  type WorkloadSync,
+} from './agent-workload.ts';
+import { bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
 import type { DatabaseLayer } from './database-layer.ts';
 
 export interface AgentDeps {
@@ -35,35 +29,13 @@ export interface AgentDeps {
   now: () => Date;
   /** Image of the colony-init container (shared-drive folders, cliInstalls). */
   initImage: string;
+  /** securityContext of the colony-init container (restricted Pod Security by default). */
+  initSecurityContext?: V1SecurityContext | undefined;
   /** Whether the credentialCheck layer runs; when off, its verdict does not gate agents. */
   credentialChecks?: boolean;
   /** The database layer; undefined when no office database is configured. */
   database?: DatabaseLayer | undefined;
   recordEvent?: (b: AgentBindingObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;
-}
-
-function targetContainer(w: V1Deployment | V1StatefulSet): V1Container | undefined {
-  const containers = w.spec?.template.spec?.containers ?? [];
-  const named = w.metadata?.annotations?.[ANNOTATION_AGENT_CONTAINER];
-  return named ? containers.find((c) => c.name === named) : containers[0];
-}
-
-/** True when the workload already carries exactly what we would apply. */
-function upToDate(
-  w: V1Deployment | V1StatefulSet,
-  container: V1Container,
-  injections: Injection[],
-  hash: string | undefined,
-): boolean {
-  const desired = renderEnv(injections);
-  const annotations = w.metadata?.annotations ?? {};
-  if ((annotations[ANNOTATION_INJECTED] ?? '') !== desired.map((e) => e.name).join(',')) return false;
-  if (annotations[ANNOTATION_APPLIED] !== hash) return false;
-  // Compared field by field: objects read back from the API server need not keep our key order.
-  const shape = (e: V1EnvVar) =>
-    `${e.value ?? ''}|${e.valueFrom?.secretKeyRef?.name ?? ''}|${e.valueFrom?.secretKeyRef?.key ?? ''}`;
-  const current = new Map((container.env ?? []).map((e) => [e.name, shape(e)]));
-  return desired.every((e) => current.get(e.name) === shape(e));
 }
 
 type Verdict = { available: boolean; degraded: boolean; reason: string; message: string };
@@ -72,7 +44,7 @@ type Verdict = { available: boolean; degraded: boolean; reason: string; message:
 function verdict(
   b: AgentBindingObject,
   outcome: Outcome,
-  workload: string | undefined,
+  sync: WorkloadSync,
   installFailure: string | undefined,
 ): Verdict {
   if (outcome.ok === 'disabled') {
@@ -83,15 +55,35 @@ function verdict(
       message: 'the integration is toggled off for this agent',
     };
   }
-  if (!workload) {
+  if (!sync.workload) {
     const message = `no Deployment or StatefulSet is labelled colony.ai/agent=${b.spec.agentName}`;
     return { available: false, degraded: true, reason: 'WorkloadNotFound', message };
   }
-  if (outcome.ok && installFailure)
+  if (!outcome.ok)
+    return { available: false, degraded: true, reason: outcome.reason, message: outcome.message };
+  const refused = sync.refused.get(b.metadata?.name ?? '');
+  if (refused) return { available: false, degraded: true, ...refused };
+  if (installFailure)
     return { available: true, degraded: true, reason: 'InstallFailed', message: installFailure };
-  if (outcome.ok)
-    return { available: true, degraded: false, reason: 'Injected', message: `env injected into ${workload}` };
-  return { available: false, degraded: true, reason: outcome.reason, message: outcome.message };
+  const pods = sync.podsProblem ?? serviceProblem(outcome);
+  if (pods) return { available: true, degraded: true, ...pods };
+  return {
+    available: true,
+    degraded: false,
+    reason: 'Injected',
+    message: `env injected into ${sync.workload}`,
+  };
+}
+
+/** A per-office service whose pods cannot be created leaves the agent with a URL nobody answers. */
+function serviceProblem(outcome: Extract<Outcome, { ok: true }>): Refusal | undefined {
+  const failure = outcome.service && replicaFailure(outcome.service);
+  return failure
+    ? {
+        reason: 'ServiceReplicaFailure',
+        message: `the per-office service ${outcome.service?.metadata?.name} cannot create pods: ${failure}`,
+      }
+    : undefined;
 }
 
 function bindingStatus(b: AgentBindingObject, v: Verdict, outcome: Outcome, now: Date) {
@@ -109,9 +101,7 @@ function bindingStatus(b: AgentBindingObject, v: Verdict, outcome: Outcome, now:
     now,
   );
   const injectedEnv =
-    outcome.ok === true && v.available
-      ? [...outcome.injection.envVars, ...Object.keys(outcome.injection.values ?? {})]
-      : [];
+    outcome.ok === true && v.available ? renderEnv(injectionsOf(outcome)).map((e) => e.name) : [];
   return { observedGeneration, conditions, injectedEnv };
 }
 
@@ -131,65 +121,6 @@ function installFailures(deps: AgentDeps, ns: string, agentName: string): Map<st
     );
   }
   return out;
-}
-
-/** Applies the agent's env and layers when they differ from what the workload carries; returns its name. */
-async function syncWorkload(
-  deps: AgentDeps,
-  ns: string,
-  agentName: string,
-  outcomes: { outcome: Outcome }[],
-): Promise<string | undefined> {
-  const workload = agentWorkload(deps.view, ns, agentName);
-  const container = workload ? targetContainer(workload.obj) : undefined;
-  if (!workload || !container) return undefined;
-  const ok = outcomes.flatMap(({ outcome }) => (outcome.ok === true ? [outcome] : []));
-  const injections = ok.flatMap((o) => [o.injection, ...(o.extra ?? [])]);
-  const layers = renderAgentLayers(
-    agentName,
-    ok.map((o) => o.layers),
-    deps.initImage,
-  );
-  const name = workload.obj.metadata?.name ?? '';
-  const owned = injections.length > 0 || layers.volumes.length > 0 || !!layers.initContainer;
-  const hash = owned ? appliedHash(injections, layers) : undefined;
-  if (!upToDate(workload.obj, container, injections, hash)) {
-    if (layers.config)
-      await deps.applier.apply(configMap(ns, agentName, workload.obj, workload.kind, layers.config));
-    const ref = {
-      apiVersion: 'apps/v1' as const,
-      kind: workload.kind,
-      name,
-      namespace: ns,
-      container: container.name,
-      agentName,
-    };
-    await deps.applier.apply(renderAgentEnvApply(ref, injections, layers));
-  }
-  return `${workload.kind}/${name}`;
-}
-
-/** The merged integration config, owned by the workload so it goes away with the agent. */
-function configMap(
-  ns: string,
-  agentName: string,
-  w: V1Deployment | V1StatefulSet,
-  kind: string,
-  config: object,
-): V1ConfigMap {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: configMapName(agentName),
-      namespace: ns,
-      labels: { [LABEL_AGENT]: agentName, [LABEL_MANAGED_BY]: MANAGED_BY },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind, name: w.metadata?.name ?? '', uid: w.metadata?.uid ?? '' },
-      ],
-    },
-    data: { 'integrations.json': `${JSON.stringify(config, null, 2)}\n` },
-  };
 }
 
 /** Writes a binding's status only when it says something new: a no-op resync writes nothing. */
@@ -218,12 +149,13 @@ async function writeBindingStatus(
 }
 
 export async function reconcileAgent(deps: AgentDeps, ns: string, agentName: string): Promise<void> {
-  const outcomes: { b: AgentBindingObject; outcome: Outcome }[] = [];
-  for (const b of bindingsOfAgent(deps.view, ns, agentName)) {
-    const outcome = evaluate(deps, ns, b);
+  const evaluated = nameInstances(
+    bindingsOfAgent(deps.view, ns, agentName).map((b) => ({ b, outcome: evaluate(deps, ns, b) })),
+  );
+  const outcomes: Evaluated[] = [];
+  for (const { b, outcome } of evaluated)
     outcomes.push({ b, outcome: await withDatabase(deps, ns, b, outcome) });
-  }
-  const workloadName = await syncWorkload(deps, ns, agentName, outcomes);
+  const sync = await syncWorkload(deps, ns, agentName, outcomes);
   const failures = installFailures(deps, ns, agentName);
   for (const { b, outcome } of outcomes) {
     const failure =
@@ -234,9 +166,10 @@ export async function reconcileAgent(deps: AgentDeps, ns: string, agentName: str
       deps,
       ns,
       b,
-      bindingStatus(b, verdict(b, outcome, workloadName, failure), outcome, deps.now()),
+      bindingStatus(b, verdict(b, outcome, sync, failure), outcome, deps.now()),
     );
   }
+  if (sync.retry) throw sync.retry;
 }
 
 /** The database layer: a role and its credentials for an enabled binding, revoked otherwise. */

@@ -14,7 +14,8 @@ import {
   renderSharedDriveClaim,
 } from '../render/integration-layers.ts';
 import { ANNOTATION_SPEC_HASH } from '../render/labels.ts';
-import { renderOfficeService } from '../render/office-service.ts';
+import { officeServiceName, renderOfficeService } from '../render/office-service.ts';
+import type { PodSecurity } from '../render/pod-security.ts';
 import { registrationEntry, sameRegistration } from '../render/registration.ts';
 import type { Applier } from '../runtime/apply.ts';
 import { type NewCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
@@ -33,6 +34,9 @@ export interface IntegrationDeps {
   credentialChecks?: boolean;
   /** Mirrors for per-office service images (COLONY_IMAGE_OVERRIDES). */
   imageOverrides?: Readonly<Record<string, string>>;
+  /** securityContexts of the per-office service pods. */
+  security?: Pick<PodSecurity, 'servicePod' | 'serviceContainer'>;
+  recordEvent?: (i: IntegrationObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   /** For the credentialCheck layer (tests pass their own). */
   fetcher?: Fetcher;
   /** Claims applied in this term: a claim is created once and never updated, so one apply suffices. */
@@ -132,6 +136,7 @@ async function syncOfficeService(
     secretName: i.spec.secretName,
     instanceLabel: i.spec.instanceLabel,
     imageOverrides: deps.imageOverrides,
+    security: deps.security,
   });
   const serviceName = objects.deployment.metadata?.name ?? '';
   if (state !== 'active') {
@@ -239,6 +244,38 @@ async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decisi
   return { problem: filesProblem ?? problem, check: status };
 }
 
+/**
+ * Degraded: the per-office service's Deployment says its ReplicaSet cannot create pods (Pod
+ * Security, quota, a missing ServiceAccount...), which leaves the agents' URL unanswered.
+ */
+function serviceHealth(
+  deps: IntegrationDeps,
+  i: IntegrationObject,
+  d: Decision,
+  state: string,
+): NewCondition {
+  const observedGeneration = i.metadata?.generation ?? 0;
+  const name = officeServiceName(i.spec.integrationId, i.spec.instanceLabel);
+  const service =
+    d.manifest?.colonyContainer && state === 'active'
+      ? deps.view.serviceDeployments.get(`${d.ns}/${name}`)
+      : undefined;
+  const failure = service?.status?.conditions?.find(
+    (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+  );
+  if (failure) {
+    const message = `Deployment ${name} cannot create pods: ${failure.reason ?? 'ReplicaFailure'}: ${(failure.message ?? '').slice(0, 400)}`;
+    return { type: 'Degraded', status: 'True', reason: 'ServiceReplicaFailure', message, observedGeneration };
+  }
+  return {
+    type: 'Degraded',
+    status: 'False',
+    reason: 'AsExpected',
+    message: 'nothing is failing',
+    observedGeneration,
+  };
+}
+
 export async function reconcileIntegration(deps: IntegrationDeps, ns: string, name: string): Promise<void> {
   const i = deps.view.integrations.get(`${ns}/${name}`);
   if (!i) return;
@@ -254,7 +291,12 @@ export async function reconcileIntegration(deps: IntegrationDeps, ns: string, na
     agentEnvVars: [],
   };
   const registration = registrationEntry(known, i.spec.secretName, state);
-  const conditions = setCondition(i.status?.conditions, ready, deps.now());
+  const degraded = serviceHealth(deps, i, d, state);
+  const conditions = setCondition(
+    setCondition(i.status?.conditions, ready, deps.now()),
+    degraded,
+    deps.now(),
+  );
   const unchanged =
     sameConditions(i.status?.conditions, conditions) &&
     i.status?.observedGeneration === gen &&
@@ -262,6 +304,9 @@ export async function reconcileIntegration(deps: IntegrationDeps, ns: string, na
     (i.status?.enabledAgents ?? []).join(',') === d.enabledAgents.join(',') &&
     JSON.stringify(i.status?.credentialCheck ?? null) === JSON.stringify(layers.check ?? null);
   if (unchanged) return;
+  const was = i.status?.conditions?.find((c) => c.type === 'Degraded');
+  if (degraded.status === 'True' && (was?.status !== 'True' || was.message !== degraded.message))
+    deps.recordEvent?.(i, 'Warning', degraded.reason, degraded.message);
   await deps.status.write('Integration', ns, name, {
     observedGeneration: gen,
     registration,

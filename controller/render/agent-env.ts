@@ -15,7 +15,11 @@ export interface Injection {
   envVars: string[];
   /** Plain values, such as the in-cluster URL of a per-office service. */
   values?: Record<string, string>;
+  /** The env names a Secret key or value goes under, when not its own (instances of one integration). */
+  envNames?: Readonly<Record<string, readonly string[]>>;
 }
+
+const namesOf = (inj: Injection, source: string) => inj.envNames?.[source] ?? [source];
 
 export interface AgentWorkloadRef {
   apiVersion: 'apps/v1';
@@ -28,15 +32,17 @@ export interface AgentWorkloadRef {
 /** The env entries for a set of injections; sorted so the same input always renders the same bytes. */
 export function renderEnv(injections: readonly Injection[]): V1EnvVar[] {
   const env = new Map<string, V1EnvVar>();
+  // The first claim of a name wins; reserved names are never injected.
+  const put = (name: string, entry: Omit<V1EnvVar, 'name'>) => {
+    if (!isReservedEnvKey(name) && !env.has(name)) env.set(name, { name, ...entry });
+  };
   const sorted = [...injections].sort((a, b) => a.integrationId.localeCompare(b.integrationId));
   for (const inj of sorted) {
-    for (const name of inj.envVars) {
-      if (isReservedEnvKey(name) || env.has(name)) continue;
-      env.set(name, { name, valueFrom: { secretKeyRef: { name: inj.secretName, key: name } } });
-    }
-    for (const [name, value] of Object.entries(inj.values ?? {})) {
-      if (!isReservedEnvKey(name) && !env.has(name)) env.set(name, { name, value });
-    }
+    for (const key of inj.envVars)
+      for (const name of namesOf(inj, key))
+        put(name, { valueFrom: { secretKeyRef: { name: inj.secretName, key } } });
+    for (const [key, value] of Object.entries(inj.values ?? {}))
+      for (const name of namesOf(inj, key)) put(name, { value });
   }
   return [...env.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -44,7 +50,13 @@ export function renderEnv(injections: readonly Injection[]): V1EnvVar[] {
 /** A hash of which secrets, at which versions, are injected; never of their contents. */
 export function credentialsChecksum(injections: readonly Injection[], extra: readonly string[] = []): string {
   const parts = [
-    ...injections.map((i) => `${i.secretName}@${i.secretVersion}:${[...i.envVars].sort().join(',')}`),
+    ...injections.map(
+      (i) =>
+        `${i.secretName}@${i.secretVersion}:${i.envVars
+          .flatMap((k) => namesOf(i, k).map((n) => (n === k ? k : `${k}>${n}`)))
+          .sort()
+          .join(',')}`,
+    ),
     ...extra,
   ].sort();
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
@@ -59,30 +71,44 @@ export const NO_LAYERS: AgentLayers = {
 };
 
 /** A hash of everything the apply body says, kept on the workload so a no-op reconcile writes nothing. */
-export function appliedHash(injections: readonly Injection[], layers: AgentLayers): string {
+export function appliedHash(
+  injections: readonly Injection[],
+  layers: AgentLayers,
+  held: readonly string[] = [],
+): string {
   const body = JSON.stringify([
     renderEnv(injections),
     credentialsChecksum(injections, layers.checksumParts),
     layers.volumes,
     layers.mounts,
     layers.initContainer ?? null,
+    ...(held.length > 0 ? [[...held].sort()] : []),
   ]);
   return createHash('sha256').update(body).digest('hex').slice(0, 16);
 }
 
-/** The server-side apply body for the workload: only the fields Colony owns. */
+/**
+ * The server-side apply body for the workload: only the fields Colony owns. `held` names env
+ * entries an owner has given a value of their own: applied by name alone, so the entry Colony
+ * created stays (with the owner's value) instead of being removed with Colony's reference.
+ */
 export function renderAgentEnvApply(
   ref: AgentWorkloadRef & { agentName?: string },
   injections: readonly Injection[],
   layers: AgentLayers = NO_LAYERS,
+  held: readonly string[] = [],
 ) {
-  const env = renderEnv(injections);
+  const injected = renderEnv(injections);
+  const names = new Set(injected.map((e) => e.name));
+  const env = [...injected, ...held.filter((n) => !names.has(n)).map((name) => ({ name }))].sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
   const workloadAnnotations: Record<string, string> = {};
   const templateAnnotations: Record<string, string> = {};
   const owned = env.length > 0 || layers.volumes.length > 0 || !!layers.initContainer;
   if (owned) {
-    workloadAnnotations[ANNOTATION_INJECTED] = env.map((e) => e.name).join(',');
-    workloadAnnotations[ANNOTATION_APPLIED] = appliedHash(injections, layers);
+    workloadAnnotations[ANNOTATION_INJECTED] = injected.map((e) => e.name).join(',');
+    workloadAnnotations[ANNOTATION_APPLIED] = appliedHash(injections, layers, held);
     templateAnnotations[ANNOTATION_CHECKSUM] = credentialsChecksum(injections, layers.checksumParts);
   }
   const container: Record<string, unknown> = { name: ref.container };

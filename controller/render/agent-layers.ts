@@ -2,9 +2,10 @@
 // credential files (Secret items mounted at their paths), shared drives, the integration config
 // (MCP servers, plugins, SDK extensions) and an init container that makes folders and installs CLIs.
 import { createHash } from 'node:crypto';
-import type { V1Container, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { INIT_CONTAINER, type InitPlan, renderInitScript, TOOLS_DIR } from './init-script.ts';
+import { RESTRICTED_CONTAINER } from './pod-security.ts';
 
 export const INTEGRATIONS_CONFIG_DIR = '/etc/colony/integrations';
 export const SHARED_DRIVE_ROOT = '/shared/files/_integrations';
@@ -16,6 +17,8 @@ export interface EnabledLayers {
   resourceName: string;
   /** The rendered credential files Secret, when the integration has credentialFiles. */
   filesSecret?: { name: string; version: string } | undefined;
+  /** Mount paths per credential file when not the manifest's own (instances; see agent-surface.ts). */
+  filePaths?: readonly (readonly string[])[] | undefined;
 }
 
 export interface AgentLayers {
@@ -62,7 +65,8 @@ function files(e: EnabledLayers, out: AgentLayers): void {
     },
   });
   e.manifest.credentialFiles.forEach((f, i) => {
-    out.mounts.push({ name, mountPath: f.path, subPath: `file-${i}`, readOnly: true });
+    for (const mountPath of e.filePaths?.[i] ?? [f.path])
+      out.mounts.push({ name, mountPath, subPath: `file-${i}`, readOnly: true });
   });
   out.checksumParts.push(`files:${e.filesSecret.name}@${e.filesSecret.version}`);
 }
@@ -78,7 +82,12 @@ function mergeTools(e: EnabledLayers, config: IntegrationsConfig): void {
   for (const p of t.sdkExtensions) config.sdkExtensions.push({ package: p, integration: e.resourceName });
 }
 
-function initContainer(plan: InitPlan, image: string, driveMounts: V1VolumeMount[]): V1Container | undefined {
+function initContainer(
+  plan: InitPlan,
+  image: string,
+  securityContext: V1SecurityContext,
+  driveMounts: V1VolumeMount[],
+): V1Container | undefined {
   const needsDirs = plan.drives.some((d) => d.subdirectories.length > 0);
   if (plan.installs.length === 0 && !needsDirs) return undefined;
   const mounts = [...driveMounts];
@@ -88,6 +97,7 @@ function initContainer(plan: InitPlan, image: string, driveMounts: V1VolumeMount
     image,
     command: ['bash', '-c', renderInitScript(plan)],
     terminationMessagePolicy: 'FallbackToLogsOnError',
+    securityContext,
     volumeMounts: mounts,
   };
 }
@@ -96,6 +106,7 @@ export function renderAgentLayers(
   agentName: string,
   enabled: readonly EnabledLayers[],
   initImage: string,
+  initSecurityContext: V1SecurityContext = RESTRICTED_CONTAINER,
 ): AgentLayers {
   const out: AgentLayers = {
     volumes: [],
@@ -121,7 +132,7 @@ export function renderAgentLayers(
     if (e.manifest.cliInstalls)
       plan.installs.push({ integrationId: e.resourceName, cliInstalls: e.manifest.cliInstalls });
   }
-  out.initContainer = initContainer(plan, initImage, driveMounts);
+  out.initContainer = initContainer(plan, initImage, initSecurityContext, driveMounts);
   if (plan.installs.length > 0) {
     out.volumes.push({ name: 'colony-tools', emptyDir: {} });
     out.mounts.push({ name: 'colony-tools', mountPath: TOOLS_DIR });

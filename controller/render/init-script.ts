@@ -19,8 +19,8 @@ function installLines(cli: InitPlan['installs'][number]['cliInstalls']): string[
   const lines: string[] = [];
   if (cli.apt.length > 0) {
     lines.push(
-      'apt-get update -qq',
-      `(cd "$T/debs" && apt-get download ${cli.apt.map(quote).join(' ')})`,
+      'apt-get $APT update -qq',
+      `(cd "$T/debs" && apt-get $APT download ${cli.apt.map(quote).join(' ')})`,
       'for f in "$T"/debs/*.deb; do dpkg -x "$f" "$T/apt"; done',
     );
   }
@@ -28,8 +28,8 @@ function installLines(cli: InitPlan['installs'][number]['cliInstalls']): string[
     lines.push(`npm install --global --no-fund --no-audit --prefix "$T/npm" ${cli.npm.map(quote).join(' ')}`);
   if (cli.pip.length > 0) {
     lines.push(
-      'command -v pip3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3-pip; }',
-      `pip3 install --quiet --break-system-packages --target "$T/pip/lib" ${cli.pip.map(quote).join(' ')}`,
+      'command -v pip3 >/dev/null || { echo "colony-init: pip3 is not in the init image" >&2; false; }',
+      `pip3 install --quiet --no-cache-dir --break-system-packages --target "$T/pip/lib" ${cli.pip.map(quote).join(' ')}`,
     );
   }
   for (const b of cli.binaries) {
@@ -50,11 +50,16 @@ export function renderInitScript(plan: InitPlan): string {
     // The termination message names the integration whose step failed (read into the binding's condition).
     `trap 'echo "colony-init: $current: failed at line $LINENO" > /dev/termination-log' ERR`,
     'mkdir -p "$T/bin" "$T/debs" "$T/apt" "$T/npm" "$T/pip/lib"',
+    // Unprivileged (restricted Pod Security): apt keeps its lists and cache, npm its cache, in
+    // places this user may write.
+    'export HOME="$(mktemp -d)"',
+    'mkdir -p "$HOME/apt/lists/partial" "$HOME/apt/cache/archives/partial"',
+    'APT="-o Dir::State::Lists=$HOME/apt/lists -o Dir::Cache=$HOME/apt/cache -o Debug::NoLocking=1"',
   ];
   for (const d of plan.drives) {
-    lines.push(
-      `mkdir -p ${[d.mountPath, ...d.subdirectories.map((s) => `${d.mountPath}/${s}`)].map(quote).join(' ')}`,
-    );
+    const dirs = [d.mountPath, ...d.subdirectories.map((s) => `${d.mountPath}/${s}`)].map(quote).join(' ');
+    // The agent may run as another user than this container: every enabled agent may write there.
+    lines.push(`mkdir -p ${dirs}`, `chmod 0777 ${dirs} 2>/dev/null || true`);
   }
   for (const i of [...plan.installs].sort((a, b) => a.integrationId.localeCompare(b.integrationId))) {
     lines.push(

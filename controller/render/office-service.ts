@@ -13,6 +13,7 @@ import {
   LABEL_OFFICE,
   MANAGED_BY,
 } from './labels.ts';
+import { DEFAULT_POD_SECURITY, type PodSecurity } from './pod-security.ts';
 
 export interface OfficeServiceArgs {
   manifest: IntegrationManifest;
@@ -22,6 +23,8 @@ export interface OfficeServiceArgs {
   instanceLabel?: string | undefined;
   /** Image reference the manifest names → image to run instead (a mirror); exact matches only. */
   imageOverrides?: Readonly<Record<string, string>> | undefined;
+  /** securityContexts of the service pod and container; restricted Pod Security by default. */
+  security?: Pick<PodSecurity, 'servicePod' | 'serviceContainer'> | undefined;
 }
 
 /** The image to run for a manifest's reference: its override when there is one, else itself. */
@@ -63,6 +66,7 @@ export function renderOfficeService(args: OfficeServiceArgs): {
     ...c.secretEnv.map((k) => ({ name: k, valueFrom: { secretKeyRef: { name: args.secretName, key: k } } })),
   ].sort((a, b) => a.name.localeCompare(b.name));
   const pv = c.persistentVolume;
+  const security = args.security ?? DEFAULT_POD_SECURITY;
   const deployment: V1Deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -75,6 +79,7 @@ export function renderOfficeService(args: OfficeServiceArgs): {
       template: {
         metadata: { labels: { ...labels(args), ...selector } },
         spec: {
+          securityContext: security.servicePod,
           containers: [
             {
               name: 'service',
@@ -85,6 +90,7 @@ export function renderOfficeService(args: OfficeServiceArgs): {
               env,
               ...(c.resources ? { resources: c.resources } : {}),
               ...(pv ? { volumeMounts: [{ name: 'data', mountPath: pv.mountPath }] } : {}),
+              securityContext: security.serviceContainer,
             },
           ],
           ...(pv ? { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] } : {}),

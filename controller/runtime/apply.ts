@@ -6,6 +6,10 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 
 export interface Applier {
   apply<T extends KubernetesObject>(obj: T): Promise<T>;
+  /** The same apply, validated and merged by the API server but not stored (dryRun=All). */
+  dryRun<T extends KubernetesObject>(obj: T): Promise<T>;
+  /** The live object, managedFields included (the caches may trim them). */
+  read<T extends KubernetesObject>(ref: T): Promise<T>;
   /** Counts API writes, for metrics and for the no-op resync benchmark. */
   readonly writes: number;
 }
@@ -13,12 +17,16 @@ export interface Applier {
 export function serverSideApplier(kc: KubeConfig, fieldManager: string): Applier {
   const api = kc.makeApiClient(KubernetesObjectApi);
   let writes = 0;
+  // force: Colony is the authority for the fields it applies (an injected variable must win).
+  const patch = async <T extends KubernetesObject>(obj: T, dryRun?: 'All') =>
+    (await api.patch(obj, undefined, dryRun, fieldManager, true, APPLY_PATCH)) as T;
   return {
     async apply<T extends KubernetesObject>(obj: T): Promise<T> {
       writes++;
-      // force: Colony is the authority for the fields it applies (an injected variable must win).
-      return (await api.patch(obj, undefined, undefined, fieldManager, true, APPLY_PATCH)) as T;
+      return patch(obj);
     },
+    dryRun: (obj) => patch(obj, 'All'),
+    read: async <T extends KubernetesObject>(ref: T) => (await api.read(ref as never)) as T,
     get writes() {
       return writes;
     },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run image`: builds the Dockerfile with buildah on local base images (no Docker, no registry),
 # exports it as an OCI archive and loads it into the local node if there is one.
-# Progress goes to stderr; the last stdout line is `IMAGE=<reference>`.
+# Progress goes to stderr; the last stdout line is `IMAGE=<reference>`. The agents' init image is
+# built beside it as `<repository>-init` with the same tag.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # Only for Node itself (bases.sh copies it into both bases): the build installs its own dependencies.
@@ -31,20 +32,31 @@ build_opts+=(--build-arg NPM_CONFIG_REGISTRY="${NPM_CONFIG_REGISTRY:-$(npm confi
 host_ca="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}"
 [ ! -r "$host_ca" ] || build_opts+=(--volume "$host_ca:/etc/ssl/certs/ca-certificates.crt:ro")
 
-log "building the Dockerfile (target api)"
-iidfile="$IMAGE_TMP/iid"
-buildah_cmd bud "${build_opts[@]}" --iidfile "$iidfile" --target api -f Dockerfile . >&2
-id="$(cat "$iidfile")"
-id="${id#sha256:}"
-# The tag names the content: the image ID is stable while nothing changes (every layer comes from the
-# cache), so a cluster with imagePullPolicy IfNotPresent sees each change as a new image.
-ref="$repo:$(node -p 'require("./package.json").version')-${id:0:12}"
+# Two targets: the Colony image, and the agents' colony-init image (COLONY_INIT_IMAGE) beside it.
+build_target() { # <target> -> image ID
+  local iidfile="$IMAGE_TMP/iid-$1" id
+  log "building the Dockerfile (target $1)"
+  buildah_cmd bud "${build_opts[@]}" --iidfile "$iidfile" --target "$1" -f Dockerfile . >&2
+  id="$(cat "$iidfile")"
+  echo "${id#sha256:}"
+}
+id="$(build_target api)"
+init_id="$(build_target init)"
+# The tag names the content: the image IDs are stable while nothing changes (every layer comes from
+# the cache), so a cluster with imagePullPolicy IfNotPresent sees each change as a new image. Both
+# images share it, so the init image's reference follows from the Colony image's.
+tag="$(node -p 'require("./package.json").version')-$(printf '%s %s' "$id" "$init_id" | sha256sum | cut -c1-12)"
+ref="$repo:$tag"
+init_ref="$repo-init:$tag"
 buildah_cmd tag "$id" "$ref" "$repo:dev"
-log "built $ref ($(image_size "$ref")) in $((SECONDS - start)) s"
+buildah_cmd tag "$init_id" "$init_ref" "$repo-init:dev"
+log "built $ref ($(image_size "$ref")) and $init_ref ($(image_size "$init_ref")) in $((SECONDS - start)) s"
 
-archive="$(export_image "$ref")"
-# Older archives of this repository are superseded.
-find "$(dirname "$archive")" -name "${repo//[\/:]/_}_*.oci.tar" ! -path "$archive" -delete
-log "OCI archive: $archive"
-load_into_node "$archive" "$ref" "$repo:dev"
+for r in "$repo" "$repo-init"; do
+  archive="$(export_image "$r:$tag")"
+  # Older archives of this repository are superseded.
+  find "$(dirname "$archive")" -name "${r//[\/:]/_}_*.oci.tar" ! -path "$archive" -delete
+  log "OCI archive: $archive"
+  load_into_node "$archive" "$r:$tag" "$r:dev"
+done
 echo "IMAGE=$ref"

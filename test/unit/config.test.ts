@@ -42,6 +42,10 @@ describe('loadConfig', () => {
     [{ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": 1}' }, 'COLONY_IMAGE_OVERRIDES'],
     [{ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": ""}' }, 'COLONY_IMAGE_OVERRIDES'],
     [{ COLONY_IMAGE_OVERRIDES: 'null' }, 'COLONY_IMAGE_OVERRIDES'],
+    [{ COLONY_INIT_SECURITY_CONTEXT: '{runAsUser: 1}' }, 'COLONY_INIT_SECURITY_CONTEXT'],
+    [{ COLONY_INIT_SECURITY_CONTEXT: '{"runAsUsr": 1000}' }, 'COLONY_INIT_SECURITY_CONTEXT'],
+    [{ COLONY_SERVICE_SECURITY_CONTEXT: '{"runAsUser": -1}' }, 'COLONY_SERVICE_SECURITY_CONTEXT'],
+    [{ COLONY_SERVICE_POD_SECURITY_CONTEXT: '{"capabilities": {}}' }, 'COLONY_SERVICE_POD_SECURITY_CONTEXT'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}:`));
@@ -70,6 +74,17 @@ describe('loadConfig', () => {
         COLONY_ANSWER_MODEL_API_KEY: 'sk-x',
       }).answerModel,
     ).toEqual({ url: 'http://llm:8000/v1', model: 'llama3', apiKey: 'sk-x', timeoutMs: 20_000 });
+  });
+
+  it('reads securityContexts for what Colony adds to pods, unset by default (restricted)', () => {
+    expect(loadConfig({}).kubernetes.podSecurity).toEqual({});
+    const c = loadConfig({
+      COLONY_INIT_SECURITY_CONTEXT: '{"runAsUser": 1000, "runAsNonRoot": true}',
+      COLONY_SERVICE_POD_SECURITY_CONTEXT: '{"fsGroup": 2000}',
+    });
+    expect(c.kubernetes.podSecurity.initContainer).toEqual({ runAsUser: 1000, runAsNonRoot: true });
+    expect(c.kubernetes.podSecurity.servicePod).toEqual({ fsGroup: 2000 });
+    expect(c.kubernetes.initImage).toMatch(/^colony-init:\d+\.\d+\.\d+/);
   });
 
   it('reads image overrides as a map, empty when unset', () => {

@@ -46,6 +46,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{- define "colony.initImage" -}}
+{{- $i := .Values.controller.initImage -}}
+{{- if $i.digest -}}
+{{- printf "%s@%s" $i.repository $i.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $i.repository (default .Chart.AppVersion $i.tag) -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "colony.controllerServiceAccount" -}}
 {{- if .Values.serviceAccounts.controller.create -}}
 {{- default (printf "%s-controller" (include "colony.fullname" .)) .Values.serviceAccounts.controller.name -}}

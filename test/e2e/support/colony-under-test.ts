@@ -231,6 +231,9 @@ export async function installChart(admin: KubeConfig, c: ChartInstall): Promise<
       'secrets.databaseUrl': c.databaseUrl,
       'api.managerPort': MANAGER_PORT,
       'controller.imageOverrides': { [TAILSCALE_IMAGE]: serviceImage },
+      // The agents' init image, built beside the Colony image with the same tag (npm run image).
+      'controller.initImage.repository': `${repository}-init`,
+      'controller.initImage.tag': tag,
       // No provider is reachable from here: the credential checks would only time out.
       'controller.extraEnv': [{ name: 'COLONY_CREDENTIAL_CHECKS', value: 'false' }],
     }),
