@@ -369,6 +369,9 @@ describe('install of the previous chart version, upgrade to this one, helm test'
   });
 
   it('upgrades to this chart (CRDs applied first, as docs/install.md says) and waits until its pods run', async () => {
+    const token = async () =>
+      (await core.readNamespacedSecret({ name: release, namespace })).data?.COLONY_BOOTSTRAP_TOKEN;
+    const generated = await token();
     ok(
       run(kubectlPath(), [
         '--kubeconfig',
@@ -383,6 +386,9 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       'CRD apply',
     );
     helm(['upgrade', release, chartDir, '-n', namespace, '--wait', '--timeout', '5m']);
+    // The token the previous release generated is the one this chart keeps.
+    expect(generated).toBeTruthy();
+    expect(await token()).toBe(generated);
     const apps = admin.makeApiClient(AppsV1Api);
     const controller = await apps.readNamespacedDeployment({ name: `${release}-controller`, namespace });
     expect(controller.status?.readyReplicas).toBe(2);
