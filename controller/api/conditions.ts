@@ -1,13 +1,36 @@
 // The standard Kubernetes condition shape (metav1.Condition), shared by both kinds' status.
 import { z } from 'zod';
 
-export const conditionSchema = z.strictObject({
-  type: z.string().regex(/^[A-Z][A-Za-z]*$/),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().regex(/^[A-Z][A-Za-z0-9]*$/),
-  message: z.string().max(32768),
-  lastTransitionTime: z.iso.datetime(),
-  observedGeneration: z.number().int().min(0).optional(),
-});
+export const conditionSchema = z
+  .strictObject({
+    type: z
+      .string()
+      .regex(/^[A-Z][A-Za-z]*$/)
+      .describe('Condition type: Available (in effect) or Degraded (something needs attention)'),
+    status: z.enum(['True', 'False', 'Unknown']).describe('True, False or Unknown'),
+    reason: z
+      .string()
+      .regex(/^[A-Z][A-Za-z0-9]*$/)
+      .describe('Why, in one CamelCase word; docs/operator.md lists every reason and what to do'),
+    message: z.string().max(32768).describe('Why, in words; never a secret value'),
+    lastTransitionTime: z.iso.datetime().describe('When the status last changed'),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The metadata.generation this condition was computed for'),
+  })
+  .describe('One condition, as metav1.Condition');
 
 export type Condition = z.infer<typeof conditionSchema>;
+
+/** The conditions list of a kind's status, described for that kind. */
+export const conditionsOf = (description: string) =>
+  z.array(conditionSchema).optional().describe(description);
+
+/** A CEL rule (x-kubernetes-validations) that keeps a field as it was created. */
+export const immutable = (field: string, kind: string) => ({
+  rule: 'self == oldSelf',
+  message: `spec.${field} is immutable: delete the ${kind} and create a new one`,
+});

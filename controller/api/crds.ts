@@ -39,6 +39,12 @@ export const kinds: KindInfo[] = [
         description: 'Registration status',
       },
       {
+        name: 'Ready',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Available")].status',
+        description: 'Credentials complete and accepted (the Available condition)',
+      },
+      {
         name: 'Secret',
         type: 'string',
         jsonPath: '.spec.secretName',

@@ -18,6 +18,8 @@ import { chartDir, helm, helmTools, repoRoot, run, setJson, uniqueName } from '.
 import { kubeConfig, kubeconfigPath, kubectlPath, onKwokNodes } from '../support/kube.ts';
 
 const previousDir = `${repoRoot}charts/previous`;
+/** `helm template` cannot keep a generated token (no cluster), so renders name one. */
+const renderToken = { 'secrets.bootstrapToken': 'a-render-token-0123456789' };
 const ciValues = readdirSync(`${chartDir}/ci`).map((f) => `${chartDir}/ci/${f}`);
 
 let unpacked: string | undefined;
@@ -90,9 +92,70 @@ describe('the chart passes its linters', () => {
   });
 });
 
+describe('GitOps renders (helm template, Argo CD: no cluster to look the old Secret up in)', () => {
+  const template = (values: Record<string, unknown>) =>
+    run(helmTools().helm, ['template', 'x', chartDir, '-n', 'colony-system', ...setJson(values)]);
+
+  it('refuses to generate a bootstrap token, naming the values to set instead', () => {
+    const r = template({});
+    expect(r.ok).toBe(false);
+    expect(r.stderr).toContain('secrets.existingSecret');
+    expect(r.stderr).toContain('secrets.bootstrapToken');
+    expect(r.stderr).toContain('cannot see the cluster');
+  });
+
+  it.each([
+    ['secrets.existingSecret', { 'secrets.existingSecret': 'colony-credentials' }],
+    ['secrets.bootstrapToken', { 'secrets.bootstrapToken': 'a-gitops-token-0123456789' }],
+  ])('renders byte-identical manifests twice with %s', (_what, values) => {
+    const first = template(values);
+    expect(first.ok, first.stderr).toBe(true);
+    expect(template(values).stdout).toBe(first.stdout);
+    expect(first.stdout).toContain('kind: Deployment');
+  });
+});
+
+describe('helm install with zero configuration, on the cluster', () => {
+  const release = uniqueName('colony-token');
+  const namespace = release;
+  const core = () => kubeConfig().makeApiClient(CoreV1Api);
+  const apps = () => kubeConfig().makeApiClient(AppsV1Api);
+  beforeAll(async () => {
+    await core().createNamespace({ body: { metadata: { name: namespace, annotations: onKwokNodes } } });
+  });
+  afterAll(async () => {
+    run(helmTools().helm, ['uninstall', release, '-n', namespace, '--wait', '--timeout', '2m']);
+    await core()
+      .deleteNamespace({ name: namespace })
+      .catch(() => {});
+  });
+  const token = async () => {
+    const secret = await core().readNamespacedSecret({ name: release, namespace });
+    return Buffer.from(secret.data?.COLONY_BOOTSTRAP_TOKEN ?? '', 'base64').toString();
+  };
+  const checksums = async () =>
+    Promise.all(
+      ['controller', 'api'].map(async (c) => {
+        const d = await apps().readNamespacedDeployment({ name: `${release}-${c}`, namespace });
+        return d.spec?.template.metadata?.annotations?.['checksum/secret'];
+      }),
+    );
+
+  it('generates a bootstrap token once and keeps it, and the pods, across upgrades', async () => {
+    helm(['install', release, chartDir, '-n', namespace]);
+    const generated = await token();
+    expect(generated).toMatch(/^[A-Za-z0-9]{40}$/);
+    const before = await checksums();
+    helm(['upgrade', release, chartDir, '-n', namespace]);
+    expect(await token()).toBe(generated);
+    // The same checksum: an upgrade that changes nothing does not roll either Deployment.
+    expect(await checksums()).toEqual(before);
+  });
+});
+
 describe('values the chart refuses (values.schema.json and template guards)', () => {
   const template = (values: Record<string, unknown>) =>
-    run(helmTools().helm, ['template', 'x', chartDir, ...setJson(values)]);
+    run(helmTools().helm, ['template', 'x', chartDir, ...setJson({ ...renderToken, ...values })]);
 
   it.each([
     [{ unknownKey: true }, 'unknownKey'],
@@ -129,7 +192,7 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
 describe('image, pod annotations and disruption budgets as rendered', () => {
   type Doc = { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
   const render = (values: Record<string, unknown>) =>
-    loadAllYaml(helm(['template', 'x', chartDir, ...setJson(values)])) as Doc[];
+    loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ ...renderToken, ...values })])) as Doc[];
   const podTemplates = (docs: Doc[]) =>
     docs
       .filter((d) => d.kind === 'Deployment' || d.kind === 'Job')
@@ -171,7 +234,7 @@ describe('image, pod annotations and disruption budgets as rendered', () => {
 
 describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => {
   const render = (values: Record<string, unknown>) =>
-    loadAllYaml(helm(['template', 'x', chartDir, ...setJson(values)])) as {
+    loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ ...renderToken, ...values })])) as {
       kind?: string;
     }[];
   const containerEnv = (docs: { kind?: string }[], component: string): V1EnvVar[] => {
@@ -265,7 +328,15 @@ describe('the rendered chart on the real API server', () => {
     const resolved = Object.fromEntries(
       Object.entries(values).map(([k, v]) => [k, v === 'WATCHED' ? ns : v]),
     );
-    const rendered = helm(['template', 'dry', chartDir, '-n', ns, '--include-crds', ...setJson(resolved)]);
+    const rendered = helm([
+      'template',
+      'dry',
+      chartDir,
+      '-n',
+      ns,
+      '--include-crds',
+      ...setJson({ ...renderToken, ...resolved }),
+    ]);
     // What an admin would type: `helm template | kubectl apply --dry-run=server -f -`.
     const kubectl = ['--kubeconfig', kubeconfigPath(), 'apply', '--dry-run=server', '-f', '-'];
     const out = ok(run(kubectlPath(), kubectl, { input: rendered }), 'kubectl apply --dry-run=server');
@@ -298,6 +369,9 @@ describe('install of the previous chart version, upgrade to this one, helm test'
   });
 
   it('upgrades to this chart (CRDs applied first, as docs/install.md says) and waits until its pods run', async () => {
+    const token = async () =>
+      (await core.readNamespacedSecret({ name: release, namespace })).data?.COLONY_BOOTSTRAP_TOKEN;
+    const generated = await token();
     ok(
       run(kubectlPath(), [
         '--kubeconfig',
@@ -312,6 +386,9 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       'CRD apply',
     );
     helm(['upgrade', release, chartDir, '-n', namespace, '--wait', '--timeout', '5m']);
+    // The token the previous release generated is the one this chart keeps.
+    expect(generated).toBeTruthy();
+    expect(await token()).toBe(generated);
     const apps = admin.makeApiClient(AppsV1Api);
     const controller = await apps.readNamespacedDeployment({ name: `${release}-controller`, namespace });
     expect(controller.status?.readyReplicas).toBe(2);

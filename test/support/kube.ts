@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 
 export function kubeconfigPath(): string {
   const path = process.env.KUBECONFIG;
@@ -59,21 +58,21 @@ export function kubectlPath(): string {
   return 'kubectl';
 }
 
-export function kubectl(args: string[]): string {
-  return execFileSync(kubectlPath(), ['--kubeconfig', kubeconfigPath(), ...args], { encoding: 'utf8' });
+export function kubectl(args: string[], input?: string): string {
+  return execFileSync(kubectlPath(), ['--kubeconfig', kubeconfigPath(), ...args], {
+    encoding: 'utf8',
+    input,
+  });
 }
 
-/** Server-side applies the CRDs we ship and waits until the API server serves them. */
+/**
+ * Server-side applies the CRDs we ship and waits until the API server serves them. kubectl sends the
+ * files as they are; the client library's typed serializer would drop the `x-kubernetes-*` keys
+ * (CEL rules, list types), so the tests would run against a different schema than users install.
+ */
 export async function installCrds(): Promise<void> {
-  const kc = kubeConfig();
-  const objects = kc.makeApiClient(KubernetesObjectApi);
   const dir = new URL('../../crds/', import.meta.url).pathname;
-  for (const file of ['colony.ai_integrations.yaml', 'colony.ai_agentbindings.yaml']) {
-    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      const obj = doc.toJSON() as KubernetesObject;
-      await objects.patch(obj, undefined, undefined, 'colony-tests', true, 'application/apply-patch+yaml');
-    }
-  }
+  kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=colony-tests', '-f', dir]);
   kubectl([
     'wait',
     '--for=condition=Established',
