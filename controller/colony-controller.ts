@@ -21,7 +21,7 @@ import {
   indexClusterView,
   integrationsOfSecret,
 } from './reconcilers/cluster-view.ts';
-import type { Fetcher } from './reconcilers/credential-check.ts';
+import type { Fetcher, RetryPolicy } from './reconcilers/credential-check.ts';
 import { type DatabaseLayer, postgresDatabaseLayer } from './reconcilers/database-layer.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
 import { INIT_CONTAINER } from './render/init-script.ts';
@@ -65,6 +65,8 @@ export interface ColonyControllerOptions {
   imageOverrides?: Readonly<Record<string, string>>;
   /** The credentialCheck layer's HTTP client (tests may pass their own). */
   fetcher?: Fetcher;
+  /** Backoff of credential checks that could not reach the provider (tests shorten it). */
+  credentialRetry?: RetryPolicy;
 }
 
 export const DEFAULT_INIT_IMAGE = 'docker.io/library/node:24-bookworm';
@@ -144,10 +146,15 @@ export class ColonyController {
     const status = statusWriter(opts.kc, FIELD_MANAGER);
     const now = () => new Date();
     const events = eventRecorder(opts.kc, 'colony.ai/controller', opts.identity ?? 'colony-controller');
-    const recordEvent: AgentDeps['recordEvent'] = (b, type, reason, message) => {
+    const recordEvent = (
+      o: KubernetesObject,
+      type: 'Normal' | 'Warning',
+      reason: string,
+      message: string,
+    ) => {
       events
-        .record(b, type, reason, message)
-        .catch((err) => opts.onError?.(`event ${b.metadata?.name}`, err));
+        .record(o, type, reason, message)
+        .catch((err) => opts.onError?.(`event ${o.metadata?.name}`, err));
     };
     this.database = opts.officeDatabaseUrl
       ? postgresDatabaseLayer({
@@ -180,7 +187,9 @@ export class ColonyController {
       appliedClaims: new Set(),
       credentialChecks: opts.credentialChecks ?? false,
       imageOverrides: opts.imageOverrides ?? {},
+      recordEvent,
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
+      ...(opts.credentialRetry ? { credentialRetry: opts.credentialRetry } : {}),
     };
     this.wireEvents();
   }
@@ -313,7 +322,9 @@ export class ColonyController {
     const workers = this.opts.workers ?? 2;
     this.running = [
       ...Array.from({ length: workers }, () =>
-        this.work('agents', this.agents, (ns, n) => reconcileAgent(this.agentDeps, ns, n)),
+        this.work('agents', this.agents, (ns, n) =>
+          reconcileAgent(this.agentDeps, ns, n).then(() => undefined),
+        ),
       ),
       ...Array.from({ length: workers }, () =>
         this.work('integrations', this.integrations, (ns, n) =>
@@ -339,7 +350,7 @@ export class ColonyController {
   private async work(
     queueName: string,
     queue: WorkQueue,
-    reconcile: (ns: string, name: string) => Promise<void>,
+    reconcile: (ns: string, name: string) => Promise<{ requeueAfterMs?: number } | undefined>,
   ): Promise<void> {
     for (;;) {
       const key = await queue.get();
@@ -348,9 +359,11 @@ export class ColonyController {
       const started = performance.now();
       let ok = false;
       try {
-        await reconcile(ns, name);
+        const result = await reconcile(ns, name);
         ok = true;
         queue.forget(key);
+        // A re-check the reconciler asked for (a credential check retried with backoff).
+        if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         this.opts.onError?.(key, err);
         queue.addRateLimited(key);

@@ -29,10 +29,17 @@ export const integrationStatusSchema = z.strictObject({
   /** The credentialCheck layer's last verdict, for the Secret version it checked. */
   credentialCheck: z
     .strictObject({
+      /** True only when the provider accepted the credentials (result Verified). */
       ok: z.boolean(),
+      /** Verified, Refused (blocks injection) or Unverified (the provider could not be asked). */
+      result: z.enum(['Verified', 'Refused', 'Unverified']).optional(),
       message: z.string().max(1024),
       secretVersion: z.string(),
       checkedAt: z.iso.datetime(),
+      /** Consecutive unverified checks of this Secret version: the retry backoff's exponent. */
+      attempts: z.number().int().min(1).optional(),
+      /** When an unverified check is tried again. */
+      retryAt: z.iso.datetime().optional(),
     })
     .optional(),
   /** OAuth integrations: when the access token expires and whether the last refresh worked. */

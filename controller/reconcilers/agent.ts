@@ -89,6 +89,10 @@ function verdict(
   }
   if (outcome.ok && installFailure)
     return { available: true, degraded: true, reason: 'InstallFailed', message: installFailure };
+  if (outcome.ok && outcome.unverified) {
+    const message = `env injected into ${workload}; ${outcome.unverified}`;
+    return { available: true, degraded: true, reason: 'CredentialUnverified', message };
+  }
   if (outcome.ok)
     return { available: true, degraded: false, reason: 'Injected', message: `env injected into ${workload}` };
   return { available: false, degraded: true, reason: outcome.reason, message: outcome.message };
