@@ -194,7 +194,7 @@ export interface Config {
       serviceContainer?: z.output<typeof containerSecurityContext> | undefined;
       servicePod?: z.output<typeof podSecurityContext> | undefined;
     };
-    /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
+    /** Run the credentialCheck layer's requests (tests turn them off: no provider is reachable there). */
     credentialChecks: boolean;
     /** Image a per-office service runs instead of the one its manifest names (mirrors, air gaps). */
     imageOverrides: Readonly<Record<string, string>>;

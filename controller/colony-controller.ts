@@ -22,7 +22,7 @@ import {
   indexClusterView,
   integrationsOfSecret,
 } from './reconcilers/cluster-view.ts';
-import type { Fetcher } from './reconcilers/credential-check.ts';
+import type { Fetcher, RetryPolicy } from './reconcilers/credential-check.ts';
 import { type DatabaseLayer, postgresDatabaseLayer } from './reconcilers/database-layer.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
 import { INIT_CONTAINER } from './render/init-script.ts';
@@ -70,6 +70,8 @@ export interface ColonyControllerOptions {
   imageOverrides?: Readonly<Record<string, string>>;
   /** The credentialCheck layer's HTTP client (tests may pass their own). */
   fetcher?: Fetcher;
+  /** Backoff of credential checks that could not reach the provider (tests shorten it). */
+  credentialRetry?: RetryPolicy;
 }
 
 /** The init image `npm run image` builds (Dockerfile target `init`); config sets the pinned one. */
@@ -202,6 +204,7 @@ export class ColonyController {
       security,
       recordEvent,
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
+      ...(opts.credentialRetry ? { credentialRetry: opts.credentialRetry } : {}),
     };
     this.wireEvents();
   }
@@ -353,7 +356,9 @@ export class ColonyController {
     const workers = this.opts.workers ?? 2;
     this.running = [
       ...Array.from({ length: workers }, () =>
-        this.work('agents', this.agents, (ns, n) => reconcileAgent(this.agentDeps, ns, n)),
+        this.work('agents', this.agents, (ns, n) =>
+          reconcileAgent(this.agentDeps, ns, n).then(() => undefined),
+        ),
       ),
       ...Array.from({ length: workers }, () =>
         this.work('integrations', this.integrations, (ns, n) =>
@@ -379,7 +384,7 @@ export class ColonyController {
   private async work(
     queueName: string,
     queue: WorkQueue,
-    reconcile: (ns: string, name: string) => Promise<void>,
+    reconcile: (ns: string, name: string) => Promise<{ requeueAfterMs?: number } | undefined>,
   ): Promise<void> {
     for (;;) {
       const key = await queue.get();
@@ -388,9 +393,11 @@ export class ColonyController {
       const started = performance.now();
       let ok = false;
       try {
-        await reconcile(ns, name);
+        const result = await reconcile(ns, name);
         ok = true;
         queue.forget(key);
+        // A re-check the reconciler asked for (a credential check retried with backoff).
+        if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         this.opts.onError?.(key, err);
         queue.addRateLimited(key);

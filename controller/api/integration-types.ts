@@ -63,7 +63,7 @@ export const integrationStatusSchema = z
       .describe('The metadata.generation the controller last acted on'),
     registration: registrationSchema.optional(),
     conditions: conditionsOf(
-      'Available: True (reason Configured or Active) when the credentials are complete and accepted; False with the reason otherwise',
+      'Available: True (reason Configured or Active) when the credentials are complete and accepted; False with the reason otherwise. Degraded: True (ServiceReplicaFailure) when the per-office service cannot create pods. CredentialVerified: whether the provider accepted the credentials (absent when checks are off)',
     ),
     enabledAgents: z
       .array(z.string())
@@ -71,10 +71,21 @@ export const integrationStatusSchema = z
       .describe('Agents that currently have this integration injected'),
     credentialCheck: z
       .strictObject({
-        ok: z.boolean().describe('Whether the provider accepted the credentials'),
+        ok: z.boolean().describe('True only when the provider accepted the credentials (result Verified)'),
+        result: z
+          .enum(['Verified', 'Refused', 'Unverified'])
+          .optional()
+          .describe('Verified, Refused (blocks injection) or Unverified (the provider could not be asked)'),
         message: z.string().max(1024).describe("The check's result in words; never a secret value"),
         secretVersion: z.string().describe('resourceVersion of the Secret that was checked'),
         checkedAt: z.iso.datetime().describe('When the check ran'),
+        attempts: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("Consecutive unverified checks of this Secret version: the retry backoff's exponent"),
+        retryAt: z.iso.datetime().optional().describe('When an unverified check is tried again'),
       })
       .optional()
       .describe("The credentialCheck layer's last verdict, for the Secret version it checked"),

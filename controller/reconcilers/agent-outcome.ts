@@ -14,6 +14,7 @@ import { officeServiceName, officeServiceUrl } from '../render/office-service.ts
 import type { AgentDeps } from './agent.ts';
 import { bindingOrder } from './agent-instances.ts';
 import { agentWorkload, bindingsOfSecret, integrationForSecret } from './cluster-view.ts';
+import { resultOf } from './credential-check.ts';
 
 export type Outcome =
   | {
@@ -26,6 +27,8 @@ export type Outcome =
       integration: IntegrationObject;
       /** The per-office service's Deployment, when the integration has one and it exists. */
       service?: V1Deployment | undefined;
+      /** Why the credentials are injected unverified (the provider could not be asked). */
+      unverified?: string;
     }
   | { ok: false; reason: string; message: string }
   | { ok: 'disabled' };
@@ -68,13 +71,21 @@ function layersProblem(
     const check = i.status?.credentialCheck;
     if (!check || check.secretVersion !== secretVersion)
       return refuse('CredentialCheckPending', 'the credentials have not been checked yet');
-    if (!check.ok) return refuse('CredentialCheckFailed', check.message);
+    // Only the provider's refusal blocks; an unverified check injects (see credentialUnverified).
+    if (resultOf(check) === 'Refused') return refuse('CredentialCheckFailed', check.message);
   }
   if (m.credentialFiles?.length && !deps.view.secrets.get(`${ns}/${filesSecretName(i.spec.secretName)}`)) {
     const why = i.status?.conditions?.find((c) => c.reason === 'TemplateError')?.message;
     return refuse('CredentialFilesNotRendered', why ?? 'the credential files are not rendered yet');
   }
   return undefined;
+}
+
+/** Why the credentials go in unverified: the check could not reach the provider. */
+function credentialUnverified(deps: AgentDeps, i: IntegrationObject, m: IntegrationManifest) {
+  const check = i.status?.credentialCheck;
+  if (!m.credentialCheck || !deps.credentialChecks || !check || resultOf(check) !== 'Unverified') return {};
+  return { unverified: `the credentials are not verified: ${check.message}` };
 }
 
 /** The objects a binding needs, or the reason one is missing. */
@@ -125,6 +136,7 @@ export function evaluate(deps: AgentDeps, ns: string, b: AgentBindingObject): Ou
     manifest,
     integration,
     service,
+    ...credentialUnverified(deps, integration, manifest),
     injection: {
       integrationId: resourceName,
       secretName: b.spec.secretName,

@@ -67,6 +67,10 @@ function verdict(
     return { available: true, degraded: true, reason: 'InstallFailed', message: installFailure };
   const pods = sync.podsProblem ?? serviceProblem(outcome);
   if (pods) return { available: true, degraded: true, ...pods };
+  if (outcome.unverified) {
+    const message = `env injected into ${sync.workload}; ${outcome.unverified}`;
+    return { available: true, degraded: true, reason: 'CredentialUnverified', message };
+  }
   return {
     available: true,
     degraded: false,

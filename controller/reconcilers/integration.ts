@@ -18,10 +18,19 @@ import { officeServiceName, renderOfficeService } from '../render/office-service
 import type { PodSecurity } from '../render/pod-security.ts';
 import { registrationEntry, sameRegistration } from '../render/registration.ts';
 import type { Applier } from '../runtime/apply.ts';
-import { type NewCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
+import { type NewCondition, removeCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';
-import { type Fetcher, runCredentialCheck } from './credential-check.ts';
+import {
+  type CheckVerdict,
+  DEFAULT_RETRY,
+  type Fetcher,
+  nextCheckAt,
+  type RetryPolicy,
+  resultOf,
+  retryDelay,
+  runCredentialCheck,
+} from './credential-check.ts';
 
 export interface IntegrationDeps {
   view: ClusterView;
@@ -36,9 +45,12 @@ export interface IntegrationDeps {
   imageOverrides?: Readonly<Record<string, string>>;
   /** securityContexts of the per-office service pods. */
   security?: Pick<PodSecurity, 'servicePod' | 'serviceContainer'>;
-  recordEvent?: (i: IntegrationObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   /** For the credentialCheck layer (tests pass their own). */
   fetcher?: Fetcher;
+  /** Backoff of checks that could not reach the provider (DEFAULT_RETRY unless tests shorten it). */
+  credentialRetry?: RetryPolicy;
+  /** Records an Event on the Integration (credential checks, a service that cannot run). */
+  recordEvent?: (i: IntegrationObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;
   /** Claims applied in this term: a claim is created once and never updated, so one apply suffices. */
   appliedClaims?: Set<string>;
 }
@@ -189,37 +201,98 @@ async function syncCredentialFiles(
 
 type CheckStatus = IntegrationStatus['credentialCheck'];
 
-/** Runs the credential check once per Secret version; its verdict gates the integration. */
+/** Whether the stored verdict is due for another check (a new Secret version always is). */
+function checkDue(deps: IntegrationDeps, previous: CheckStatus, version: string): boolean {
+  if (previous?.secretVersion !== version) return true;
+  const next = nextCheckAt(previous, deps.credentialRetry ?? DEFAULT_RETRY);
+  return next !== undefined && next <= deps.now().getTime();
+}
+
+/** Runs the check and stores its verdict; unverified ones carry their attempt count and retry time. */
+async function runCheck(
+  deps: IntegrationDeps,
+  i: IntegrationObject,
+  request: NonNullable<ReturnType<typeof renderCredentialCheck>>,
+  version: string,
+): Promise<NonNullable<CheckStatus>> {
+  const previous = i.status?.credentialCheck;
+  const verdict: CheckVerdict = request.ok
+    ? await runCredentialCheck(request.request, deps.fetcher)
+    : { result: 'Refused', message: request.message };
+  const checkedAt = deps.now();
+  const status = {
+    ok: verdict.result === 'Verified',
+    result: verdict.result,
+    message: verdict.message,
+    secretVersion: version,
+    checkedAt: checkedAt.toISOString(),
+  };
+  if (verdict.result !== 'Unverified') {
+    if (verdict.result === 'Refused')
+      deps.recordEvent?.(i, 'Warning', 'CredentialCheckFailed', verdict.message);
+    else if (previous && resultOf(previous) !== 'Verified')
+      deps.recordEvent?.(i, 'Normal', 'CredentialVerified', verdict.message);
+    return status;
+  }
+  // Backoff counts the attempts for one Secret version: a new version starts again at the base.
+  const again = previous?.secretVersion === version && previous.result === 'Unverified';
+  const attempts = again ? (previous.attempts ?? 0) + 1 : 1;
+  const wait = retryDelay(deps.credentialRetry ?? DEFAULT_RETRY, attempts);
+  deps.recordEvent?.(
+    i,
+    'Warning',
+    'CredentialUnverified',
+    `${verdict.message}; agents get the credentials unverified and the check is retried with backoff`,
+  );
+  return { ...status, attempts, retryAt: new Date(checkedAt.getTime() + wait).toISOString() };
+}
+
+/**
+ * Runs the credential check once per Secret version, and again with backoff while the provider
+ * cannot be asked. Only a refusal gates the integration.
+ */
 async function credentialCheck(
   deps: IntegrationDeps,
   i: IntegrationObject,
   ctx: IntegrationContext,
   d: Decision,
-): Promise<{ problem: LayerProblem; status: CheckStatus }> {
+): Promise<{ problem: LayerProblem; status: CheckStatus; requeueAfterMs?: number }> {
   const version = d.secret?.metadata?.resourceVersion ?? '';
   const previous = i.status?.credentialCheck;
   const request = renderCredentialCheck(ctx, decodeSecretData(d.secret));
   if (!request || !deps.credentialChecks) return { problem: undefined, status: undefined };
-  let status = previous;
-  if (previous?.secretVersion !== version) {
-    const verdict = request.ok ? await runCredentialCheck(request.request, deps.fetcher) : request;
-    status = {
-      ok: verdict.ok,
-      message: verdict.message,
-      secretVersion: version,
-      checkedAt: deps.now().toISOString(),
-    };
+  const status = checkDue(deps, previous, version) ? await runCheck(deps, i, request, version) : previous;
+  if (!status) return { problem: undefined, status };
+  const problem =
+    resultOf(status) === 'Refused' ? { reason: 'CredentialCheckFailed', message: status.message } : undefined;
+  const next = nextCheckAt(status, deps.credentialRetry ?? DEFAULT_RETRY);
+  if (next === undefined) return { problem, status };
+  return { problem, status, requeueAfterMs: Math.max(1, next - deps.now().getTime()) };
+}
+
+/** The CredentialVerified condition, or undefined where no check applies. */
+function verifiedCondition(i: IntegrationObject, check: CheckStatus): NewCondition | undefined {
+  if (!check) return undefined;
+  const base = { type: 'CredentialVerified', observedGeneration: i.metadata?.generation ?? 0 };
+  switch (resultOf(check)) {
+    case 'Verified':
+      return { ...base, status: 'True', reason: 'Verified', message: check.message };
+    case 'Refused':
+      return { ...base, status: 'False', reason: 'CredentialCheckFailed', message: check.message };
+    default:
+      return {
+        ...base,
+        status: 'False',
+        reason: 'CredentialUnverified',
+        message: `${check.message}; agents get the credentials unverified; attempt ${check.attempts ?? 1}, next check at ${check.retryAt ?? 'the next reconcile'}`,
+      };
   }
-  const problem = status?.ok
-    ? undefined
-    : { reason: 'CredentialCheckFailed', message: status?.message ?? 'not checked' };
-  return { problem, status };
 }
 
 /** The layers that belong to the office rather than to one agent. */
 async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decision) {
   if (!d.manifest || !d.secret || d.missing.length > 0)
-    return { problem: undefined, check: i.status?.credentialCheck };
+    return { problem: undefined, check: i.status?.credentialCheck, requeueAfterMs: undefined };
   const ctx: IntegrationContext = {
     manifest: d.manifest,
     officeId: i.spec.officeId,
@@ -229,7 +302,7 @@ async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decisi
   };
   const values = decodeSecretData(d.secret);
   const filesProblem = await syncCredentialFiles(deps, i, ctx, values);
-  const { problem, status } = await credentialCheck(deps, i, ctx, d);
+  const { problem, status, requeueAfterMs } = await credentialCheck(deps, i, ctx, d);
   const claim = renderSharedDriveClaim(ctx, i.metadata?.name ?? '');
   const applied = deps.appliedClaims ?? new Set<string>();
   // The drive is created the first time an agent enables the integration, and kept when none does.
@@ -241,7 +314,7 @@ async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decisi
     await deps.applier.apply(claim);
     applied.add(`${d.ns}/${claim.metadata?.name}`);
   }
-  return { problem: filesProblem ?? problem, check: status };
+  return { problem: filesProblem ?? problem, check: status, requeueAfterMs };
 }
 
 /**
@@ -276,9 +349,14 @@ function serviceHealth(
   };
 }
 
-export async function reconcileIntegration(deps: IntegrationDeps, ns: string, name: string): Promise<void> {
+/** Reconciles one Integration; `requeueAfterMs` says when its credential check is due again. */
+export async function reconcileIntegration(
+  deps: IntegrationDeps,
+  ns: string,
+  name: string,
+): Promise<{ requeueAfterMs?: number } | undefined> {
   const i = deps.view.integrations.get(`${ns}/${name}`);
-  if (!i) return;
+  if (!i) return undefined;
   const d = decide(deps, i);
   const layers = await syncLayers(deps, i, d);
   const { state, ready } = assess(i, d, layers.problem);
@@ -291,19 +369,20 @@ export async function reconcileIntegration(deps: IntegrationDeps, ns: string, na
     agentEnvVars: [],
   };
   const registration = registrationEntry(known, i.spec.secretName, state);
+  const verified = verifiedCondition(i, layers.check);
   const degraded = serviceHealth(deps, i, d, state);
-  const conditions = setCondition(
-    setCondition(i.status?.conditions, ready, deps.now()),
-    degraded,
-    deps.now(),
-  );
+  const withReady = setCondition(setCondition(i.status?.conditions, ready, deps.now()), degraded, deps.now());
+  const conditions = verified
+    ? setCondition(withReady, verified, deps.now())
+    : removeCondition(withReady, 'CredentialVerified');
+  const requeue = layers.requeueAfterMs === undefined ? undefined : { requeueAfterMs: layers.requeueAfterMs };
   const unchanged =
     sameConditions(i.status?.conditions, conditions) &&
     i.status?.observedGeneration === gen &&
     sameRegistration(i.status?.registration, registration) &&
     (i.status?.enabledAgents ?? []).join(',') === d.enabledAgents.join(',') &&
     JSON.stringify(i.status?.credentialCheck ?? null) === JSON.stringify(layers.check ?? null);
-  if (unchanged) return;
+  if (unchanged) return requeue;
   const was = i.status?.conditions?.find((c) => c.type === 'Degraded');
   if (degraded.status === 'True' && (was?.status !== 'True' || was.message !== degraded.message))
     deps.recordEvent?.(i, 'Warning', degraded.reason, degraded.message);
@@ -315,4 +394,5 @@ export async function reconcileIntegration(deps: IntegrationDeps, ns: string, na
     ...(layers.check ? { credentialCheck: layers.check } : {}),
     ...(i.status?.oauth ? { oauth: i.status.oauth } : {}),
   });
+  return requeue;
 }

@@ -35,3 +35,8 @@ export function sameConditions(
     );
   return norm(a) === norm(b);
 }
+
+/** Drops a condition that no longer applies (a check that was turned off). */
+export function removeCondition(list: readonly Condition[] | undefined, type: string): Condition[] {
+  return (list ?? []).filter((c) => c.type !== type);
+}

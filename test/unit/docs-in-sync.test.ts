@@ -1,10 +1,12 @@
-// Documentation tables that must match the code: the problem catalogue and the configuration variables.
+// Documentation tables that must match the code: the problem catalogue, the configuration variables
+// and the hosts credential checks contact.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { acpErrorCatalogue } from '../../api/acp/errors.ts';
 import { envSchema } from '../../api/config.ts';
 import { problemCatalogue } from '../../api/shared/problem.ts';
 import { ucpErrorCatalogue } from '../../api/ucp/errors.ts';
+import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 
 const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
 
@@ -67,5 +69,25 @@ describe('docs/configuration.md', () => {
   it('documents every environment variable the server reads, and no others', () => {
     const documented = [...doc('configuration.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
     expect(documented.sort()).toEqual(Object.keys(envSchema.shape).sort());
+  });
+});
+
+describe('docs/install.md credential check egress', () => {
+  it('lists exactly the hosts the registry’s credential checks contact', () => {
+    const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
+    const expected = registry
+      .list()
+      .flatMap((m) =>
+        m.credentialCheck
+          ? [{ id: m.id, host: new URL(m.credentialCheck.url.replace(/\{\{[^}]*\}\}/g, 'x')).host }]
+          : [],
+      )
+      .sort((a, b) => a.id.localeCompare(b.id));
+    const section = doc('install.md').split('## Credential check egress')[1]?.split('\n## ')[0] ?? '';
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| `([a-z0-9.-]+)` \|$/gm)].map((m) => ({
+      id: m[1],
+      host: m[2],
+    }));
+    expect(rows).toEqual(expected);
   });
 });
