@@ -15,6 +15,7 @@ import { ProblemError } from '../shared/problem.ts';
 import { guardEnable, guardMembers, guardRemove, guardSave, officeState } from './composition-guard.ts';
 import { connectionView, registerConnectStart } from './connect-start.ts';
 import type { OfficeCluster } from './office-cluster.ts';
+import { registerOfficeRoutes } from './office-routes.ts';
 import {
   agentParams,
   agentToggleSchema,
@@ -65,6 +66,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
     return m;
   };
 
+  registerOfficeRoutes(fastify, cluster);
   registerTaskRoutes(fastify, office);
   registerConnectStart(fastify, office);
 
