@@ -23,6 +23,8 @@ interface Member<T extends KubernetesObject> {
   informer: Informer<T>;
   /** Synced, or failed at least once: a namespace this one cannot list must not hold back readiness. */
   settled: boolean;
+  /** Known from the first list of namespaces; only these count for sync, later ones join as they come. */
+  initial: boolean;
   settle: Promise<void>;
 }
 
@@ -88,13 +90,15 @@ export class MultiNamespaceInformer<T extends KubernetesObject> implements Share
   }
 
   hasSynced(): boolean {
-    return this.opts.namespaces.hasSynced() && [...this.members.values()].every((m) => m.settled);
+    return (
+      this.opts.namespaces.hasSynced() && [...this.members.values()].every((m) => m.settled || !m.initial)
+    );
   }
 
-  /** Resolves once the namespaces are known and each member's informer has synced or failed. */
+  /** Resolves once the namespaces are known and each of their informers has synced or failed. */
   async waitForSync(): Promise<void> {
     await this.opts.namespaces.waitForSync();
-    await Promise.all([...this.members.values()].map((m) => m.settle));
+    await Promise.all([...this.members.values()].filter((m) => m.initial).map((m) => m.settle));
   }
 
   start(): void {
@@ -118,6 +122,7 @@ export class MultiNamespaceInformer<T extends KubernetesObject> implements Share
     });
     const member: Member<T> = {
       settled: false,
+      initial: !this.opts.namespaces.hasSynced(),
       settle,
       informer: this.opts.create(ns, (err) => {
         this.markSettled(member, settled);

@@ -20,7 +20,9 @@ import {
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { type RunningController, runController } from '../../controller/run-controller.ts';
+import type { MultiNamespaceInformer } from '../../controller/runtime/multi-namespace-informer.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { chartDir, helm, setJson, uniqueName } from '../support/helm.ts';
 import { installCrds, kubeConfig, kubectl, withNamespace } from '../support/kube.ts';
@@ -44,6 +46,8 @@ const RBAC_KINDS = new Set([
 
 let rel: Awaited<ReturnType<typeof withNamespace>>;
 let other: Awaited<ReturnType<typeof withNamespace>>;
+/** Labelled as an office by hand before the controller starts, never PUT: Colony has no rights there. */
+let handMade: Awaited<ReturnType<typeof withNamespace>>;
 let rendered: KubernetesObject[] = [];
 let dir: string;
 let api: { kc: KubeConfig; file: string };
@@ -116,6 +120,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'colony-rbac-'));
   rel = await withNamespace('rbo-rel');
   other = await withNamespace('rbo-other');
+  handMade = await withNamespace('rbo-hand');
+  await admin()
+    .makeApiClient(CoreV1Api)
+    .patchNamespace({
+      name: handMade.name,
+      body: [{ op: 'add', path: '/metadata/labels/colony.ai~1office', value: 'hand' }],
+    });
   const all = parseAllDocuments(
     helm(['template', release, chartDir, '-n', rel.name, ...setJson({ rbac: { scope: 'offices' } })]),
   )
@@ -160,6 +171,7 @@ afterAll(async () => {
   const objects = admin().makeApiClient(KubernetesObjectApi);
   for (const o of rendered.filter((o) => !o.metadata?.namespace)) await objects.delete(o).catch(() => {});
   await other?.dispose();
+  await handMade?.dispose();
   await rel?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -281,6 +293,20 @@ describe('rbac.scope=offices', () => {
       return ours.length ? ours : undefined;
     });
     expect(events[0]?.regarding?.kind).toBe('AgentBinding');
+    expect(controller.isReady()).toBe(true);
+  });
+
+  it('lists Colony resources office by office, passing over a namespace labelled by hand and never PUT', async () => {
+    const everywhere = await new OfficeCluster(api.kc, { officesOnly: true }).listIntegrations();
+    expect(everywhere.map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`)).toContain(
+      `${officeNs}/openai`,
+    );
+    expect(await outcome(new OfficeCluster(api.kc).listIntegrations())).toBe(403);
+  });
+
+  it('became ready although an office it knew at start-up refuses it, and still watches that office', () => {
+    const secrets = controller.current()?.view.secrets as unknown as MultiNamespaceInformer<KubernetesObject>;
+    expect(secrets.namespaces()).toContain(handMade.name);
     expect(controller.isReady()).toBe(true);
   });
 

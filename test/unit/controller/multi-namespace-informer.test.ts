@@ -89,6 +89,8 @@ describe('MultiNamespaceInformer', () => {
     await inf.waitForSync();
     expect(inf.size).toBe(0);
     await namespaces.emit('ADDED', ns('office-new'));
+    // A namespace that comes later never makes a synced informer unsynced (readiness would flap).
+    expect(inf.hasSynced()).toBe(true);
     await eventually(async () => inf.size === 1);
     expect(members['office-new']?.state.lists).toBe(1);
     expect(inf.byIndex('agent', 'office-new/cy')).toHaveLength(1);
