@@ -34,8 +34,8 @@ export function registerOfficeRoutes(fastify: FastifyInstance, cluster: () => Of
       if (role !== 'owner')
         throw new ProblemError('forbidden', `Only an owner of office ${officeId} may create or delete it.`);
     }
-    cluster();
-    if (!offices) throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured.');
+    if (!offices)
+      throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');
     if (k.watchNamespace)
       throw new ProblemError(
         'conflict',
