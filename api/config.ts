@@ -85,6 +85,34 @@ const imageOverrides = z.string().transform((raw, ctx): Record<string, string> =
   return parsed.data;
 });
 
+/** One RoleBinding the API makes in each office (offices mode): a ClusterRole for a ServiceAccount. */
+export interface OfficeGrant {
+  clusterRole: string;
+  serviceAccount: { namespace: string; name: string };
+}
+
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** COLONY_OFFICE_GRANTS: `<clusterRole>=<namespace>/<serviceAccount>`, comma-separated. */
+const officeGrants = z.string().transform((raw, ctx): OfficeGrant[] => {
+  const grants: OfficeGrant[] = [];
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const m = /^([^=]+)=([^/]+)\/(.+)$/.exec(entry);
+    if (!m?.[1] || !m[2] || !m[3] || ![m[1], m[2], m[3]].every((p) => dnsSubdomain.test(p))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not <clusterRole>=<namespace>/<serviceAccount>`,
+      });
+      return z.NEVER;
+    }
+    grants.push({ clusterRole: m[1], serviceAccount: { namespace: m[2], name: m[3] } });
+  }
+  return grants;
+});
+
 /** Every environment variable Colony reads, with its default. docs/configuration.md mirrors this table. */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -118,6 +146,8 @@ export const envSchema = z.object({
   COLONY_IN_CLUSTER: booleanish.default(false),
   COLONY_RUN_CONTROLLER: booleanish.default(true),
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
+  COLONY_RBAC_SCOPE: z.enum(['cluster', 'offices']).default('cluster'),
+  COLONY_OFFICE_GRANTS: officeGrants.default([]),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
@@ -182,6 +212,13 @@ export interface Config {
     runController: boolean;
     /** Namespaced mode: the controller watches only this namespace. */
     watchNamespace: string | undefined;
+    /**
+     * `offices`: Colony holds namespaced rights only in office namespaces, granted by the RoleBindings
+     * the API makes when it creates an office; the controller watches office namespaces one by one.
+     */
+    rbacScope: 'cluster' | 'offices';
+    /** The RoleBindings the API makes in every office it creates (offices mode). */
+    officeGrants: OfficeGrant[];
     /** Every cached object is reconciled again this often, catching anything a watch missed. */
     resyncSeconds: number;
     /** Concurrent reconciles per queue. */
@@ -265,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   checkCommerce(e);
+  checkRbacScope(e);
   if (e.COLONY_ANSWER_MODEL_URL && !e.COLONY_ANSWER_MODEL) {
     throw new ConfigError(
       'invalid configuration:\n  COLONY_ANSWER_MODEL: required when COLONY_ANSWER_MODEL_URL is set (the chat model to ask)',
@@ -292,6 +330,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       controllerLease: e.COLONY_CONTROLLER_LEASE,
       runController: e.COLONY_RUN_CONTROLLER,
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
+      rbacScope: e.COLONY_RBAC_SCOPE,
+      officeGrants: e.COLONY_OFFICE_GRANTS,
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
       initImage: e.COLONY_INIT_IMAGE,
@@ -363,6 +403,20 @@ function checkCommerce(e: Env): void {
       'invalid configuration:\n  STRIPE_SECRET_KEY: a sandbox runs Stripe in test mode only; use a test key (sk_test_…)',
     );
   }
+}
+
+// Offices mode confines Colony to the offices it grants itself access to: it needs to know the grants,
+// and one watched namespace would contradict it.
+function checkRbacScope(e: Env): void {
+  if (e.COLONY_RBAC_SCOPE !== 'offices') return;
+  if (!e.COLONY_OFFICE_GRANTS.length)
+    throw new ConfigError(
+      'invalid configuration:\n  COLONY_OFFICE_GRANTS: required when COLONY_RBAC_SCOPE=offices (the RoleBindings to make in each office)',
+    );
+  if (e.COLONY_WATCH_NAMESPACE)
+    throw new ConfigError(
+      'invalid configuration:\n  COLONY_WATCH_NAMESPACE: leave it unset when COLONY_RBAC_SCOPE=offices (that mode watches every office namespace)',
+    );
 }
 
 // true, a hop count (trust that many proxies in front) or a comma list of addresses/CIDRs.

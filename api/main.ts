@@ -51,6 +51,7 @@ async function main(): Promise<void> {
       lease: k.controllerLease,
       log: app.log,
       namespace: k.watchNamespace,
+      rbacScope: k.rbacScope,
       resyncSeconds: k.resyncSeconds,
       workers: k.workers,
       layers: {

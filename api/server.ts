@@ -184,7 +184,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
   verifiers.push(...identity.verifiers);
 
-  const officeCluster = kc ? new OfficeCluster(kc) : undefined;
+  const officeCluster = kc ? new OfficeCluster(kc, { officesOnly: k.rbacScope === 'offices' }) : undefined;
   const taskScheduler = new TaskScheduler({
     tasks: storage.tasks,
     registry,

@@ -5,6 +5,7 @@ import type {
   KubeConfig,
   KubernetesObject,
   V1Deployment,
+  V1Namespace,
   V1Pod,
   V1Secret,
   V1Service,
@@ -42,6 +43,7 @@ import { serverSideApplier } from './runtime/apply.ts';
 import { eventRecorder } from './runtime/events.ts';
 import { Informer } from './runtime/informer.ts';
 import { listWatchSource } from './runtime/list-watch-source.ts';
+import { MultiNamespaceInformer, type SharedInformer } from './runtime/multi-namespace-informer.ts';
 import { statusWriter } from './runtime/status-writer.ts';
 import { WorkQueue } from './runtime/work-queue.ts';
 
@@ -54,6 +56,11 @@ export interface ColonyControllerOptions {
   identity?: string;
   /** Watch one namespace only (namespaced mode); all namespaces when unset. */
   namespace?: string;
+  /**
+   * Watch only the namespaces this label selector matches, each on its own (offices mode: the
+   * controller may read nothing cluster-wide but Namespaces).
+   */
+  namespaceSelector?: string;
   onError?: (key: string, err: unknown) => void;
   metrics?: ControllerMetrics;
   /** Image of the agents' colony-init container. */
@@ -116,25 +123,53 @@ export class ColonyController {
   constructor(opts: ColonyControllerOptions) {
     this.opts = opts;
     const scope = opts.namespace;
+    const informer = <T extends KubernetesObject>(
+      apiVersion: string,
+      kind: string,
+      plural: string,
+      labelSelector: string | undefined,
+      namespace: string | undefined,
+      onError: (err: unknown) => void,
+    ) => {
+      const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+      const path = namespace ? `${prefix}/namespaces/${namespace}/${plural}` : `${prefix}/${plural}`;
+      const ref = {
+        apiVersion,
+        kind,
+        path,
+        ...(namespace ? { namespace } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+      };
+      return new Informer<T>(listWatchSource<T>(opts.kc, ref), {
+        resyncMs: opts.resyncMs ?? 300_000,
+        onError,
+      });
+    };
+    // Offices mode: the namespaces to watch, one informer per namespace and resource.
+    const selected = opts.namespaceSelector
+      ? new Informer<V1Namespace>(
+          listWatchSource<V1Namespace>(opts.kc, {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            path: '/api/v1/namespaces',
+            labelSelector: opts.namespaceSelector,
+          }),
+          { onError: (err) => opts.onError?.('informer namespaces', err) },
+        )
+      : undefined;
     const inf = <T extends KubernetesObject>(
       apiVersion: string,
       kind: string,
       plural: string,
       labelSelector?: string,
-    ) => {
-      const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
-      const path = scope ? `${prefix}/namespaces/${scope}/${plural}` : `${prefix}/${plural}`;
-      const ref = {
-        apiVersion,
-        kind,
-        path,
-        ...(scope ? { namespace: scope } : {}),
-        ...(labelSelector ? { labelSelector } : {}),
-      };
-      return new Informer<T>(listWatchSource<T>(opts.kc, ref), {
-        resyncMs: opts.resyncMs ?? 300_000,
-        // A list the RBAC forbids would otherwise retry in silence and leave readiness at "syncing".
-        onError: (err) => opts.onError?.(`informer ${plural}`, err),
+    ): SharedInformer<T> => {
+      // A list the RBAC forbids would otherwise retry in silence and leave readiness at "syncing".
+      const onError = (err: unknown) => opts.onError?.(`informer ${plural}`, err);
+      if (!selected) return informer<T>(apiVersion, kind, plural, labelSelector, scope, onError);
+      return new MultiNamespaceInformer<T>({
+        namespaces: selected,
+        create: (ns, failed) => informer<T>(apiVersion, kind, plural, labelSelector, ns, failed),
+        onError: (ns, err) => opts.onError?.(`informer ${plural} in ${ns}`, err),
       });
     };
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
@@ -302,7 +337,10 @@ export class ColonyController {
           : undefined;
       if (i) usersOfSecret(ns, i.spec.secretName);
     };
-    for (const informer of [this.view.deployments, this.view.statefulSets] as Informer<KubernetesObject>[]) {
+    for (const informer of [
+      this.view.deployments,
+      this.view.statefulSets,
+    ] as SharedInformer<KubernetesObject>[]) {
       informer.on({
         add: onWorkload,
         // ReplicaFailure is status, but it is what the agent's bindings report when pods are refused.
@@ -334,7 +372,7 @@ export class ColonyController {
     for (const informer of [
       this.view.serviceDeployments,
       this.view.services,
-    ] as Informer<KubernetesObject>[]) {
+    ] as SharedInformer<KubernetesObject>[]) {
       informer.on({ add: onServiceObject, update: update(onServiceObject), delete: onServiceObject });
     }
     this.view.serviceDeployments.on({ update: update<V1Deployment>(onServiceHealth) });
@@ -345,8 +383,8 @@ export class ColonyController {
     return this.informers().reduce((sum, i) => sum + i.size, 0);
   }
 
-  private informers(): Informer<KubernetesObject>[] {
-    return Object.values(this.view) as Informer<KubernetesObject>[];
+  private informers(): SharedInformer<KubernetesObject>[] {
+    return Object.values(this.view) as SharedInformer<KubernetesObject>[];
   }
 
   /** Starts the informers, waits until every cache is synced, then starts the workers. */

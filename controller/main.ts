@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     lease: config.kubernetes.controllerLease,
     log: app.log,
     namespace: config.kubernetes.watchNamespace,
+    rbacScope: config.kubernetes.rbacScope,
     resyncSeconds: config.kubernetes.resyncSeconds,
     workers: config.kubernetes.workers,
     layers: {

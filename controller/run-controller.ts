@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import { ColonyController, type ColonyControllerOptions } from './colony-controller.ts';
 import type { ControllerMetrics, ControllerState } from './metrics.ts';
+import { LABEL_OFFICE } from './render/labels.ts';
 import { countingKubeConfig } from './runtime/counting-kube-config.ts';
 import { LeaderElector } from './runtime/leader-election.ts';
 
@@ -39,6 +40,8 @@ export async function runController(opts: {
   lease?: string | undefined;
   log: FastifyBaseLogger;
   namespace?: string | undefined;
+  /** `offices`: watch only office namespaces, each on its own (COLONY_RBAC_SCOPE). */
+  rbacScope?: 'cluster' | 'offices' | undefined;
   metrics?: ControllerMetrics | undefined;
   resyncSeconds?: number | undefined;
   workers?: number | undefined;
@@ -73,6 +76,7 @@ export async function runController(opts: {
         registry: opts.registry,
         identity,
         ...(opts.namespace ? { namespace: opts.namespace } : {}),
+        ...(opts.rbacScope === 'offices' ? { namespaceSelector: LABEL_OFFICE } : {}),
         ...(metrics ? { metrics } : {}),
         ...(opts.resyncSeconds ? { resyncMs: opts.resyncSeconds * 1000 } : {}),
         ...(opts.workers ? { workers: opts.workers } : {}),

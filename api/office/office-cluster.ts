@@ -34,8 +34,11 @@ export class OfficeCluster {
   private readonly custom: CustomObjectsApi;
   private readonly objects: KubernetesObjectApi;
   private readonly applier: Applier;
+  private readonly officesOnly: boolean;
 
-  constructor(kc: KubeConfig) {
+  /** `officesOnly` (offices mode): the API may not list cluster-wide, so lists go office by office. */
+  constructor(kc: KubeConfig, opts: { officesOnly?: boolean } = {}) {
+    this.officesOnly = opts.officesOnly ?? false;
     this.core = kc.makeApiClient(CoreV1Api);
     this.apps = kc.makeApiClient(AppsV1Api);
     this.custom = kc.makeApiClient(CustomObjectsApi);
@@ -115,8 +118,23 @@ export class OfficeCluster {
     return this.listAll<AgentBindingObject>('agentbindings', namespace);
   }
 
-  // CustomObjectsApi returns the wire JSON, continue token included (KubernetesObjectApi drops it).
   private async listAll<T>(plural: string, namespace?: string): Promise<T[]> {
+    if (namespace || !this.officesOnly) return this.listPages<T>(plural, namespace);
+    const offices = await this.core.listNamespace({ labelSelector: LABEL_OFFICE });
+    const lists = await Promise.all(
+      offices.items.map((n) =>
+        this.listPages<T>(plural, n.metadata?.name).catch((err) => {
+          // Labelled by hand and not yet PUT as an office: Colony has no rights there yet.
+          if ((err as { code?: number }).code === 403) return [];
+          throw err;
+        }),
+      ),
+    );
+    return lists.flat();
+  }
+
+  // CustomObjectsApi returns the wire JSON, continue token included (KubernetesObjectApi drops it).
+  private async listPages<T>(plural: string, namespace?: string): Promise<T[]> {
     const items: T[] = [];
     let token: string | undefined;
     do {

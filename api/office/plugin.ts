@@ -22,6 +22,7 @@ import {
 } from './composition-guard.ts';
 import { connectionView, registerConnectStart } from './connect-start.ts';
 import type { OfficeCluster } from './office-cluster.ts';
+import { registerOfficeRoutes } from './office-routes.ts';
 import {
   agentParams,
   agentToggleSchema,
@@ -72,6 +73,7 @@ export async function officePlugin(fastify: FastifyInstance): Promise<void> {
     return m;
   };
 
+  registerOfficeRoutes(fastify, cluster);
   registerTaskRoutes(fastify, office);
   registerConnectStart(fastify, office);
 

@@ -103,3 +103,10 @@ export const connectQuery = z.object({
     .optional()
     .describe('Instance name, for integrations with several instances per office'),
 });
+
+export const officeSchema = z
+  .object({
+    officeId: z.string(),
+    namespace: z.string().describe('The namespace labelled colony.ai/office=<officeId>'),
+  })
+  .meta({ id: 'Office' });

@@ -9,7 +9,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
 import { LABEL_AGENT } from '../render/labels.ts';
-import type { Informer } from '../runtime/informer.ts';
+import type { SharedInformer as Informer } from '../runtime/multi-namespace-informer.ts';
 
 export interface ClusterView {
   bindings: Informer<AgentBindingObject>;

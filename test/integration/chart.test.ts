@@ -176,6 +176,8 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     [{ 'controller.imageOverrides': { 'tailscale/tailscale:stable': '' } }, '/controller/imageOverrides'],
     [{ 'image.digest': 'sha256:abc' }, '/image/digest'],
     [{ 'image.digest': 'latest' }, '/image/digest'],
+    [{ 'rbac.scope': 'namespace' }, '/rbac/scope'],
+    [{ 'rbac.scope': 'offices', watchNamespace: 'office-a' }, 'leave watchNamespace unset'],
   ])('rejects %j naming the value', (values, name) => {
     const r = template(values);
     expect(r.ok).toBe(false);
@@ -186,6 +188,45 @@ describe('values the chart refuses (values.schema.json and template guards)', ()
     expect(template({}).ok).toBe(true);
     for (const values of ciValues)
       ok(run(helmTools().helm, ['template', 'x', chartDir, '-f', values]), values);
+  });
+});
+
+describe('rbac.scope=offices as rendered', () => {
+  type Rule = { resources?: string[]; verbs?: string[]; resourceNames?: string[] };
+  type Doc = {
+    kind?: string;
+    metadata?: { name?: string };
+    rules?: Rule[];
+    roleRef?: { name?: string };
+  };
+  const docs = () =>
+    loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ rbac: { scope: 'offices' } })])) as Doc[];
+
+  it('binds nothing cluster-wide that reaches Secrets, workloads or Colony resources', () => {
+    const all = docs();
+    const roles = new Map(all.filter((d) => d.kind === 'ClusterRole').map((d) => [d.metadata?.name, d]));
+    const bound = all
+      .filter((d) => d.kind === 'ClusterRoleBinding')
+      .flatMap((b) => roles.get(b.roleRef?.name)?.rules ?? []);
+    expect(bound.length).toBeGreaterThan(0);
+    const reached = bound.flatMap((r) => r.resources ?? []);
+    for (const r of ['secrets', 'deployments', 'statefulsets', 'integrations', 'agentbindings', 'pods'])
+      expect(reached).not.toContain(r);
+    // The only way in: RoleBindings to the two office roles, which the API may bind and nothing else.
+    const bind = bound.find((r) => r.verbs?.includes('bind'));
+    expect(bind?.resourceNames).toEqual(['x-colony-office-api', 'x-colony-office-controller']);
+    expect(bound.some((r) => r.verbs?.includes('escalate') || r.verbs?.includes('*'))).toBe(false);
+  });
+
+  it('ships the office roles unbound, and the admission policy that keeps their bindings in offices', () => {
+    const all = docs();
+    const names = all.map((d) => `${d.kind}/${d.metadata?.name}`);
+    expect(names).toContain('ClusterRole/x-colony-office-api');
+    expect(names).toContain('ClusterRole/x-colony-office-controller');
+    expect(names).toContain('ValidatingAdmissionPolicy/x-colony-office-grants');
+    expect(all.filter((d) => d.kind?.endsWith('Binding') && d.roleRef?.name?.includes('-office-'))).toEqual(
+      [],
+    );
   });
 });
 

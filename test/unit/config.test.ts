@@ -46,6 +46,18 @@ describe('loadConfig', () => {
     [{ COLONY_INIT_SECURITY_CONTEXT: '{"runAsUsr": 1000}' }, 'COLONY_INIT_SECURITY_CONTEXT'],
     [{ COLONY_SERVICE_SECURITY_CONTEXT: '{"runAsUser": -1}' }, 'COLONY_SERVICE_SECURITY_CONTEXT'],
     [{ COLONY_SERVICE_POD_SECURITY_CONTEXT: '{"capabilities": {}}' }, 'COLONY_SERVICE_POD_SECURITY_CONTEXT'],
+    [{ COLONY_RBAC_SCOPE: 'namespace' }, 'COLONY_RBAC_SCOPE'],
+    [{ COLONY_RBAC_SCOPE: 'offices' }, 'COLONY_OFFICE_GRANTS'],
+    [{ COLONY_OFFICE_GRANTS: 'colony-office-api' }, 'COLONY_OFFICE_GRANTS'],
+    [{ COLONY_OFFICE_GRANTS: 'colony-office-api=colony-api' }, 'COLONY_OFFICE_GRANTS'],
+    [
+      {
+        COLONY_RBAC_SCOPE: 'offices',
+        COLONY_OFFICE_GRANTS: 'r=colony-system/api',
+        COLONY_WATCH_NAMESPACE: 'office-a',
+      },
+      'COLONY_WATCH_NAMESPACE',
+    ],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid configuration:\\n  ${variable}:`));
@@ -93,5 +105,28 @@ describe('loadConfig', () => {
       loadConfig({ COLONY_IMAGE_OVERRIDES: '{"tailscale/tailscale:stable": "mirror.example/ts:1.80"}' })
         .kubernetes.imageOverrides,
     ).toEqual({ 'tailscale/tailscale:stable': 'mirror.example/ts:1.80' });
+  });
+
+  it('reads the RBAC scope and the office grants, cluster-wide and none by default', () => {
+    expect(loadConfig({}).kubernetes).toMatchObject({ rbacScope: 'cluster', officeGrants: [] });
+    expect(
+      loadConfig({
+        COLONY_RBAC_SCOPE: 'offices',
+        COLONY_OFFICE_GRANTS:
+          'colony-office-api=colony-system/colony-api, colony-office-controller=colony-system/colony-controller',
+      }).kubernetes,
+    ).toMatchObject({
+      rbacScope: 'offices',
+      officeGrants: [
+        {
+          clusterRole: 'colony-office-api',
+          serviceAccount: { namespace: 'colony-system', name: 'colony-api' },
+        },
+        {
+          clusterRole: 'colony-office-controller',
+          serviceAccount: { namespace: 'colony-system', name: 'colony-controller' },
+        },
+      ],
+    });
   });
 });

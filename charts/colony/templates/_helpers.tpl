@@ -110,6 +110,12 @@ app.kubernetes.io/component: {{ .component }}
 - name: COLONY_WATCH_NAMESPACE
   value: {{ . | quote }}
 {{- end }}
+{{- if eq (include "colony.rbacScope" .) "offices" }}
+- name: COLONY_RBAC_SCOPE
+  value: offices
+- name: COLONY_OFFICE_GRANTS
+  value: {{ include "colony.officeGrants" . | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* Optional secretKeyRef env entry: name, key. */}}
