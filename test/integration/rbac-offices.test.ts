@@ -128,7 +128,14 @@ beforeAll(async () => {
       body: [{ op: 'add', path: '/metadata/labels/colony.ai~1office', value: 'hand' }],
     });
   const all = parseAllDocuments(
-    helm(['template', release, chartDir, '-n', rel.name, ...setJson({ rbac: { scope: 'offices' } })]),
+    helm([
+      'template',
+      release,
+      chartDir,
+      '-n',
+      rel.name,
+      ...setJson({ rbac: { scope: 'offices' }, 'secrets.bootstrapToken': TOKEN }),
+    ]),
   )
     .map((d) => d.toJSON() as KubernetesObject | null)
     .filter((o): o is KubernetesObject => !!o);
@@ -237,6 +244,11 @@ describe('rbac.scope=offices', () => {
       controllerCreatesDeployment: 200,
     });
     expect((await access(other.name)).controllerListsSecrets).toBe(403);
+    // Enabling an integration with required roles reads the agent's workload.
+    expect(await new OfficeCluster(api.kc).agentRoles(officeNs, 'nobody')).toBeUndefined();
+    await expect(new OfficeCluster(api.kc).agentRoles(other.name, 'nobody')).rejects.toMatchObject({
+      code: 403,
+    });
     const again = await server.app.inject({
       method: 'PUT',
       url: `/api/v1/offices/${officeId}`,

@@ -35,6 +35,10 @@ snapshot, creates VolumeSnapshots and PVCs restored from them.
 - apiGroups: [""]
   resources: [secrets]
   verbs: [get, create, patch, delete]
+# An agent's roles (the members layer's requiredRoles) are its workload's annotation: read when enabling.
+- apiGroups: [apps]
+  resources: [deployments, statefulsets]
+  verbs: [list]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [get, list, create]
