@@ -200,7 +200,9 @@ describe('rbac.scope=offices as rendered', () => {
     roleRef?: { name?: string };
   };
   const docs = () =>
-    loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ rbac: { scope: 'offices' } })])) as Doc[];
+    loadAllYaml(
+      helm(['template', 'x', chartDir, ...setJson({ rbac: { scope: 'offices' }, ...renderToken })]),
+    ) as Doc[];
 
   it('binds nothing cluster-wide that reaches Secrets, workloads or Colony resources', () => {
     const all = docs();
