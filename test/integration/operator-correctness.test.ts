@@ -329,18 +329,28 @@ describe("an owner's own value where Colony injects a Secret reference", () => {
     await o.toggle('ops', 'gamma', true);
     await eventually(async () => condition(await o.binding('ops-gamma'), 'Available')?.status === 'True');
     // kubectl edit: the owner replaces the reference with a plain value.
-    const edit = async (fn: (env: V1EnvVar[]) => V1EnvVar[]) => {
-      const d = await o.workload('ops');
-      const c = d.spec?.template.spec?.containers[0];
-      if (!c) throw new Error('no container');
-      c.env = fn(c.env ?? []);
-      await apps().replaceNamespacedDeployment({
-        name: 'ops',
-        namespace: o.ns,
-        body: d,
-        fieldManager: 'kubectl-edit',
+    // As kubectl edit does: read, change, replace; again on a 409 (the object moved meanwhile).
+    const edit = (fn: (env: V1EnvVar[]) => V1EnvVar[]) =>
+      eventually(async () => {
+        const d = await o.workload('ops');
+        const c = d.spec?.template.spec?.containers[0];
+        if (!c) throw new Error('no container');
+        c.env = fn(c.env ?? []);
+        return apps()
+          .replaceNamespacedDeployment({
+            name: 'ops',
+            namespace: o.ns,
+            body: d,
+            fieldManager: 'kubectl-edit',
+          })
+          .then(
+            () => true,
+            (err) => {
+              if ((err as { code?: number }).code === 409) return false;
+              throw err;
+            },
+          );
       });
-    };
     await edit((e) => e.map((v) => (v.name === 'GAMMA_TOKEN' ? { name: v.name, value: 'owner-value' } : v)));
     const gamma = await eventually(async () => {
       const b = await o.binding('ops-gamma');
