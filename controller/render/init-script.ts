@@ -49,18 +49,22 @@ export function renderInitScript(plan: InitPlan): string {
     'current=drives',
     // The termination message names the integration whose step failed (read into the binding's condition).
     `trap 'echo "colony-init: $current: failed at line $LINENO" > /dev/termination-log' ERR`,
-    'mkdir -p "$T/bin" "$T/debs" "$T/apt" "$T/npm" "$T/pip/lib"',
-    // Unprivileged (restricted Pod Security): apt keeps its lists and cache, npm its cache, in
-    // places this user may write.
-    'export HOME="$(mktemp -d)"',
-    'mkdir -p "$HOME/apt/lists/partial" "$HOME/apt/cache/archives/partial"',
-    'APT="-o Dir::State::Lists=$HOME/apt/lists -o Dir::Cache=$HOME/apt/cache -o Debug::NoLocking=1"',
   ];
   for (const d of plan.drives) {
     const dirs = [d.mountPath, ...d.subdirectories.map((s) => `${d.mountPath}/${s}`)].map(quote).join(' ');
     // The agent may run as another user than this container: every enabled agent may write there.
     lines.push(`mkdir -p ${dirs}`, `chmod 0777 ${dirs} 2>/dev/null || true`);
   }
+  // The tools volume is mounted only when something is installed; unprivileged, nothing else is writable.
+  if (plan.installs.length === 0) return `${[...lines, 'true'].join('\n')}\n`;
+  lines.push(
+    'mkdir -p "$T/bin" "$T/debs" "$T/apt" "$T/npm" "$T/pip/lib"',
+    // Unprivileged (restricted Pod Security): apt keeps its lists and cache, npm its cache, in
+    // places this user may write.
+    'export HOME="$(mktemp -d)"',
+    'mkdir -p "$HOME/apt/lists/partial" "$HOME/apt/cache/archives/partial"',
+    'APT="-o Dir::State::Lists=$HOME/apt/lists -o Dir::Cache=$HOME/apt/cache -o Debug::NoLocking=1"',
+  );
   for (const i of [...plan.installs].sort((a, b) => a.integrationId.localeCompare(b.integrationId))) {
     lines.push(
       `current=${i.integrationId}`,
