@@ -1,28 +1,30 @@
 // The AgentBinding custom resource (colony.ai/v1alpha1): one integration toggled for one agent.
 import { z } from 'zod';
 import { dnsLabel } from '../../integrations/registry/names.ts';
-import { conditionsOf, immutable } from './conditions.ts';
+import { conditionsOf, immutableName } from './conditions.ts';
 
 // Which agent and which configured integration a binding is about never changes (the API names the
 // binding after them); only the toggle and the agent's settings do.
 export const agentBindingSpecSchema = z
   .strictObject({
-    agentName: dnsLabel.meta({
-      description: 'Value of the colony.ai/agent label on the agent workload; immutable',
-      'x-kubernetes-validations': [immutable('agentName', 'AgentBinding')],
-    }),
-    integrationId: dnsLabel.meta({
-      description: 'Registry id of the integration; immutable',
-      'x-kubernetes-validations': [immutable('integrationId', 'AgentBinding')],
-    }),
+    agentName: immutableName(
+      'AgentBinding',
+      'agentName',
+      'Value of the colony.ai/agent label on the agent workload; immutable',
+    ),
+    integrationId: immutableName(
+      'AgentBinding',
+      'integrationId',
+      'Registry id of the integration; immutable',
+    ),
     instanceLabel: dnsLabel
       .optional()
       .describe('Instance of a multiInstance integration; immutable, and cannot be added or removed'),
-    secretName: dnsLabel.meta({
-      description:
-        "Secret whose keys are injected as env vars (the Integration's spec.secretName); immutable",
-      'x-kubernetes-validations': [immutable('secretName', 'AgentBinding')],
-    }),
+    secretName: immutableName(
+      'AgentBinding',
+      'secretName',
+      "Secret whose keys are injected as env vars (the Integration's spec.secretName); immutable",
+    ),
     enabled: z.boolean().describe('Whether the integration is injected into the agent'),
     config: z
       .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().max(4096))

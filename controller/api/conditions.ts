@@ -1,12 +1,15 @@
 // The standard Kubernetes condition shape (metav1.Condition), shared by both kinds' status.
 import { z } from 'zod';
+import { dnsLabel } from '../../integrations/registry/names.ts';
 
 export const conditionSchema = z
   .strictObject({
     type: z
       .string()
       .regex(/^[A-Z][A-Za-z]*$/)
-      .describe('Condition type: Available (in effect) or Degraded (something needs attention)'),
+      .describe(
+        'Condition type: Available (in effect), Degraded (something needs attention) or, on an Integration, CredentialVerified',
+      ),
     status: z.enum(['True', 'False', 'Unknown']).describe('True, False or Unknown'),
     reason: z
       .string()
@@ -28,6 +31,10 @@ export type Condition = z.infer<typeof conditionSchema>;
 /** The conditions list of a kind's status, described for that kind. */
 export const conditionsOf = (description: string) =>
   z.array(conditionSchema).optional().describe(description);
+
+/** A DNS-label field of a kind's spec that keeps the value it was created with (a CEL rule). */
+export const immutableName = (kind: string, field: string, description: string) =>
+  dnsLabel.meta({ description, 'x-kubernetes-validations': [immutable(field, kind)] });
 
 /** A CEL rule (x-kubernetes-validations) that keeps a field as it was created. */
 export const immutable = (field: string, kind: string) => ({

@@ -1,28 +1,30 @@
 // The Integration custom resource (colony.ai/v1alpha1): one configured integration in one office.
 import { z } from 'zod';
 import { dnsLabel } from '../../integrations/registry/names.ts';
-import { conditionsOf, immutable } from './conditions.ts';
+import { conditionsOf, immutableName } from './conditions.ts';
 
 // What identifies the configuration (the resource and Secret names derive from it) never changes:
 // the controller names per-office services, databases and files after it.
 export const integrationSpecSchema = z
   .strictObject({
-    integrationId: dnsLabel.meta({
-      description: 'Registry id of the integration (integrations/<id>/manifest.yaml); immutable',
-      'x-kubernetes-validations': [immutable('integrationId', 'Integration')],
-    }),
-    officeId: dnsLabel.meta({
-      description: 'The office (colonyId) this configuration belongs to; immutable',
-      'x-kubernetes-validations': [immutable('officeId', 'Integration')],
-    }),
+    integrationId: immutableName(
+      'Integration',
+      'integrationId',
+      'Registry id of the integration (integrations/<id>/manifest.yaml); immutable',
+    ),
+    officeId: immutableName(
+      'Integration',
+      'officeId',
+      'The office (colonyId) this configuration belongs to; immutable',
+    ),
     instanceLabel: dnsLabel
       .optional()
       .describe('Instance of a multiInstance integration; immutable, and cannot be added or removed'),
-    secretName: dnsLabel.meta({
-      description:
-        'Secret in the same namespace holding the credential values, <id>[-<instanceLabel>]-<officeId>; immutable',
-      'x-kubernetes-validations': [immutable('secretName', 'Integration')],
-    }),
+    secretName: immutableName(
+      'Integration',
+      'secretName',
+      'Secret in the same namespace holding the credential values, <id>[-<instanceLabel>]-<officeId>; immutable',
+    ),
   })
   .meta({
     description:

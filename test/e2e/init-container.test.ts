@@ -3,17 +3,14 @@
 // integration's shared-drive folders, writable by an agent that runs as another user.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { installCrds, kubeConfig } from '../support/kube.ts';
+import { secretField, type TestRegistry, testRegistry } from '../support/test-registry.ts';
 import { colonyMode } from './support/colony-under-test.ts';
 import { eventually } from './support/eventually.ts';
 import { NODE } from './support/in-pod.ts';
@@ -34,30 +31,17 @@ setInterval(() => {}, 1 << 30);`;
 
 let admin: KubeConfig;
 let controller: ColonyController | undefined;
-let registryDir: string;
+let registry: TestRegistry | undefined;
 
 describe.skipIf(colonyMode === 'local' || !image)('colony-init on the node (needs COLONY_E2E_IMAGE)', () => {
   beforeAll(async () => {
     admin = kubeConfig();
     await installCrds();
-    registryDir = mkdtempSync(join(tmpdir(), 'colony-init-e2e-'));
-    mkdirSync(join(registryDir, 'drive'));
-    writeFileSync(
-      join(registryDir, 'drive', 'manifest.yaml'),
-      stringify({
-        id: 'drive',
-        name: 'Drive',
-        description: 'a shared drive',
-        icon: 'drive',
-        version: '2.0.0',
-        category: 'services',
-        wizard: 'guide',
-        requiredSecrets: [{ key: 'DRIVE_TOKEN', label: 'Token', type: 'password', required: true }],
-        agentEnvVars: ['DRIVE_TOKEN'],
-        sharedDrive: { subdirectories: ['inbox', 'outbox'], size: '16Mi' },
-      }),
-    );
-    writeFileSync(join(registryDir, 'drive', 'guide.md'), '# Drive\n');
+    registry = testRegistry('init-e2e').add('drive', {
+      requiredSecrets: [secretField('DRIVE_TOKEN')],
+      agentEnvVars: ['DRIVE_TOKEN'],
+      sharedDrive: { subdirectories: ['inbox', 'outbox'], size: '16Mi' },
+    });
     await admin.makeApiClient(CoreV1Api).createNamespace({
       body: {
         metadata: {
@@ -68,7 +52,7 @@ describe.skipIf(colonyMode === 'local' || !image)('colony-init on the node (need
     });
     controller = new ColonyController({
       kc: admin,
-      registry: loadRegistry(registryDir),
+      registry: loadRegistry(registry.dir),
       namespace,
       initImage,
     });
@@ -80,11 +64,11 @@ describe.skipIf(colonyMode === 'local' || !image)('colony-init on the node (need
       ?.makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })
       .catch(() => {});
-    if (registryDir) rmSync(registryDir, { recursive: true, force: true });
+    registry?.dispose();
   });
 
   it('makes the drive folders unprivileged, for an agent running as another user', async () => {
-    const manifest = loadRegistry(registryDir).get('drive');
+    const manifest = loadRegistry(registry?.dir ?? '').get('drive');
     if (!manifest) throw new Error('no drive manifest');
     const cluster = new OfficeCluster(admin);
     const secretName = `drive-${office}`;

@@ -1,9 +1,7 @@
 // The credentialCheck layer on a real control plane: a provider that refuses the credentials blocks
 // injection; one that cannot be asked (down, unreachable) does not, and the check is retried.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   AppsV1Api,
   CustomObjectsApi,
@@ -12,7 +10,6 @@ import {
   type V1StatefulSet,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
@@ -20,6 +17,7 @@ import { renderIntegrationSecret } from '../../controller/render/integration-sec
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
+import { secretField, testRegistry } from '../support/test-registry.ts';
 
 type Condition = { type: string; status: string; reason: string; message: string };
 type Check = {
@@ -61,32 +59,19 @@ async function fetcher(url: string, init: RequestInit): Promise<Response> {
 }
 
 function writeRegistry(providerPort: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-credcheck-'));
-  const add = (id: string, url: string) => {
-    mkdirSync(join(dir, id));
-    writeFileSync(
-      join(dir, id, 'manifest.yaml'),
-      stringify({
-        id,
-        name: id,
-        description: `${id} test`,
-        icon: id,
-        version: '2.0.0',
-        category: 'services',
-        wizard: 'guide',
-        requiredSecrets: [{ key: 'TOKEN', label: 'Token', type: 'password', required: true }],
-        agentEnvVars: ['TOKEN'],
-        credentialCheck: { url, headers: { Authorization: 'Bearer {{TOKEN}}' } },
-      }),
-    );
-    writeFileSync(join(dir, id, 'guide.md'), `# ${id}\n`);
-  };
+  const r = testRegistry('credcheck');
+  const add = (id: string, url: string) =>
+    r.add(id, {
+      requiredSecrets: [secretField('TOKEN')],
+      agentEnvVars: ['TOKEN'],
+      credentialCheck: { url, headers: { Authorization: 'Bearer {{TOKEN}}' } },
+    });
   for (const id of ['scripted-a', 'scripted-b']) add(id, `http://127.0.0.1:${providerPort}/${id}`);
   // A real request to a loopback port nobody listens on: connection refused.
   add('unreachable', `http://127.0.0.1:${closedPort}/me`);
   // A real provider that refuses every credential.
   add('refusing', `http://127.0.0.1:${providerPort}/refuse`);
-  return dir;
+  return r.dir;
 }
 
 async function configure(id: string, token: string) {

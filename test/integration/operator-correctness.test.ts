@@ -4,9 +4,6 @@
 // and a namespace that enforces the `restricted` Pod Security Standard. Each failure must show on
 // the binding (Degraded, with the reason and who is in the way) and as an Event, while the agent's
 // other bindings still land.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   AdmissionregistrationV1Api,
   AppsV1Api,
@@ -16,7 +13,6 @@ import {
   type V1EnvVar,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { type AgentBindingObject, OfficeCluster } from '../../api/office/office-cluster.ts';
 import { ColonyController, type ColonyControllerOptions } from '../../controller/colony-controller.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
@@ -25,6 +21,7 @@ import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
 import { eventually, startTestServerOn, type TestServer } from '../support/server.ts';
 import { postgresTarget, sqliteTarget } from '../support/storage-targets.ts';
+import { secretField, testRegistry } from '../support/test-registry.ts';
 
 const apps = () => kubeConfig().makeApiClient(AppsV1Api);
 const core = () => kubeConfig().makeApiClient(CoreV1Api);
@@ -34,52 +31,32 @@ let registryDir: string;
 const cleanup: (() => Promise<unknown>)[] = [];
 
 function writeRegistry(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-opc-'));
-  const add = (id: string, manifest: Record<string, unknown>) => {
-    mkdirSync(join(dir, id));
-    writeFileSync(
-      join(dir, id, 'manifest.yaml'),
-      stringify({
-        id,
-        name: id,
-        description: `${id} test`,
-        icon: id,
-        version: '2.0.0',
-        category: 'services',
-        wizard: 'guide',
-        ...manifest,
-      }),
-    );
-    writeFileSync(join(dir, id, 'guide.md'), `# ${id}\n`);
-  };
-  const token = (key: string) => ({ key, label: key, type: 'password', required: true });
-  add('multi', {
+  const r = testRegistry('opc');
+  cleanup.push(async () => r.dispose());
+  r.add('multi', {
     multiInstance: true,
-    requiredSecrets: [
-      { key: 'INSTANCE_LABEL', label: 'Instance', type: 'text', required: true },
-      token('MULTI_TOKEN'),
-    ],
+    requiredSecrets: [secretField('INSTANCE_LABEL', 'text'), secretField('MULTI_TOKEN')],
     agentEnvVars: ['MULTI_TOKEN'],
     credentialFiles: [{ path: '/home/agent/.multi/config', template: 'token={{MULTI_TOKEN}}\n' }],
   });
   // alpha and beta both inject SHARED_TOKEN: no rendering can give an agent both.
-  add('alpha', { requiredSecrets: [token('SHARED_TOKEN')], agentEnvVars: ['SHARED_TOKEN'] });
-  add('beta', { requiredSecrets: [token('SHARED_TOKEN')], agentEnvVars: ['SHARED_TOKEN'] });
-  add('gamma', { requiredSecrets: [token('GAMMA_TOKEN')], agentEnvVars: ['GAMMA_TOKEN'] });
-  add('denied', { requiredSecrets: [token('DENIED_TOKEN')], agentEnvVars: ['DENIED_TOKEN'] });
+  r.add('alpha', { requiredSecrets: [secretField('SHARED_TOKEN')], agentEnvVars: ['SHARED_TOKEN'] });
+  r.add('beta', { requiredSecrets: [secretField('SHARED_TOKEN')], agentEnvVars: ['SHARED_TOKEN'] });
+  r.add('gamma', { requiredSecrets: [secretField('GAMMA_TOKEN')], agentEnvVars: ['GAMMA_TOKEN'] });
+  r.add('denied', { requiredSecrets: [secretField('DENIED_TOKEN')], agentEnvVars: ['DENIED_TOKEN'] });
   // files: a credential file at the path multi's first instance uses.
-  add('files', {
-    requiredSecrets: [token('FILES_TOKEN')],
+  r.add('files', {
+    requiredSecrets: [secretField('FILES_TOKEN')],
     agentEnvVars: [],
     credentialFiles: [{ path: '/home/agent/.multi/config', template: '{{FILES_TOKEN}}\n' }],
   });
-  add('tooling', {
-    requiredSecrets: [token('TOOLING_TOKEN')],
+  r.add('tooling', {
+    requiredSecrets: [secretField('TOOLING_TOKEN')],
     agentEnvVars: ['TOOLING_TOKEN'],
     cliInstalls: { npm: ['left-pad@1.3.0'] },
   });
-  add('svc', {
-    requiredSecrets: [token('SVC_TOKEN')],
+  r.add('svc', {
+    requiredSecrets: [secretField('SVC_TOKEN')],
     agentEnvVars: [],
     colonyContainer: {
       image: 'colony.local/e2e-service:test',
@@ -88,7 +65,7 @@ function writeRegistry(): string {
       urlEnv: 'SVC_URL',
     },
   });
-  return dir;
+  return r.dir;
 }
 
 /** An office namespace with its own controller, so each can run with its own settings. */
@@ -221,7 +198,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn().catch(() => {});
-  rmSync(registryDir, { recursive: true, force: true });
 });
 
 describe('two instances of one integration on one agent', () => {
