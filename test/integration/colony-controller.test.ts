@@ -1,18 +1,13 @@
 // The agent controller on a real control plane: toggling an integration on injects its env vars
 // into the agent's pods, toggling off removes exactly them, bad state is reported and retried.
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  EventsV1Api,
-  type V1StatefulSet,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { agentStatefulSet } from '../support/agents.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 
@@ -44,21 +39,7 @@ const toggle = (agentName: string, id: string, enabled: boolean) =>
   );
 
 async function createAgent(name: string) {
-  const body: V1StatefulSet = {
-    metadata: { name, labels: { 'colony.ai/agent': name } },
-    spec: {
-      serviceName: name,
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: {
-          terminationGracePeriodSeconds: 0,
-          containers: [{ name: 'agent', image: 'busybox', env: [{ name: 'OWN', value: '1' }] }],
-        },
-      },
-    },
-  };
+  const body = agentStatefulSet(name, { env: [{ name: 'OWN', value: '1' }] });
   await apps().createNamespacedStatefulSet({ namespace: ns.name, body });
 }
 

@@ -2,19 +2,14 @@
 // injection; one that cannot be asked (down, unreachable) does not, and the check is retried.
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import {
-  AppsV1Api,
-  CustomObjectsApi,
-  EventsV1Api,
-  type V1EnvVar,
-  type V1StatefulSet,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, EventsV1Api, type V1EnvVar } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../controller/api/crds.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { agentStatefulSet } from '../support/agents.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 import { secretField, testRegistry } from '../support/test-registry.ts';
@@ -99,19 +94,7 @@ const enable = (agentName: string, id: string) =>
   );
 
 async function createAgent(name: string) {
-  const body: V1StatefulSet = {
-    metadata: { name, labels: { 'colony.ai/agent': name } },
-    spec: {
-      serviceName: name,
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'agent', image: 'busybox' }] },
-      },
-    },
-  };
-  await apps().createNamespacedStatefulSet({ namespace: ns.name, body });
+  await apps().createNamespacedStatefulSet({ namespace: ns.name, body: agentStatefulSet(name) });
 }
 
 const env = async (agent: string): Promise<V1EnvVar[]> =>

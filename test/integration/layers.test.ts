@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1StatefulSet } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -14,6 +14,7 @@ import { ColonyController } from '../../controller/colony-controller.ts';
 import { officeDatabase } from '../../controller/render/database-names.ts';
 import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { agentStatefulSet } from '../support/agents.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 import { postgresUrl } from '../support/storage-targets.ts';
@@ -112,18 +113,7 @@ const toggle = (agentName: string, id: string, enabled: boolean, config?: Record
   );
 
 async function createAgent(name: string, roles: string) {
-  const body: V1StatefulSet = {
-    metadata: { name, labels: { 'colony.ai/agent': name }, annotations: { 'colony.ai/roles': roles } },
-    spec: {
-      serviceName: name,
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'agent', image: 'busybox' }] },
-      },
-    },
-  };
+  const body = agentStatefulSet(name, { annotations: { 'colony.ai/roles': roles } });
   await apps().createNamespacedStatefulSet({ namespace: ns.name, body });
 }
 
