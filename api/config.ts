@@ -70,6 +70,7 @@ export const envSchema = z.object({
   COLONY_WATCH_NAMESPACE: dnsLabel.optional(),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_CONTROLLER_TRIM_CACHE: booleanish.default(true),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default('docker.io/library/node:24-bookworm'),
   COLONY_IMAGE_OVERRIDES: imageOverrides.default({}),
@@ -133,6 +134,8 @@ export interface Config {
     resyncSeconds: number;
     /** Concurrent reconciles per queue. */
     workers: number;
+    /** Cache only the fields the reconcilers read; off only to measure what trimming saves. */
+    trimCache: boolean;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
     /** Run the credentialCheck layer's requests (off where providers are unreachable, as in tests). */
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
+      trimCache: e.COLONY_CONTROLLER_TRIM_CACHE,
       initImage: e.COLONY_INIT_IMAGE,
       credentialChecks: e.COLONY_CREDENTIAL_CHECKS,
       imageOverrides: e.COLONY_IMAGE_OVERRIDES,

@@ -7,7 +7,6 @@ import type {
   V1Deployment,
   V1Pod,
   V1Secret,
-  V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
@@ -15,6 +14,15 @@ import type { IntegrationRegistry } from '../integrations/registry/load-registry
 import { API_VERSION } from './api/crds.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
+import {
+  cachedBinding,
+  cachedIntegration,
+  cachedPod,
+  cachedSecret,
+  cachedService,
+  cachedServiceDeployment,
+  cachedWorkload,
+} from './reconcilers/cached-fields.ts';
 import {
   bindingsOfSecret,
   type ClusterView,
@@ -65,6 +73,8 @@ export interface ColonyControllerOptions {
   imageOverrides?: Readonly<Record<string, string>>;
   /** The credentialCheck layer's HTTP client (tests may pass their own). */
   fetcher?: Fetcher;
+  /** Cache only the fields the reconcilers read (default on; off only to measure what it saves). */
+  trimCache?: boolean;
 }
 
 export const DEFAULT_INIT_IMAGE = 'docker.io/library/node:24-bookworm';
@@ -102,10 +112,10 @@ export class ColonyController {
   constructor(opts: ColonyControllerOptions) {
     this.opts = opts;
     const scope = opts.namespace;
+    const trim = opts.trimCache ?? true;
     const inf = <T extends KubernetesObject>(
-      apiVersion: string,
-      kind: string,
-      plural: string,
+      [apiVersion, kind, plural]: [string, string, string],
+      transform: (obj: T) => T,
       labelSelector?: string,
     ) => {
       const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
@@ -121,23 +131,27 @@ export class ColonyController {
         resyncMs: opts.resyncMs ?? 300_000,
         // A list the RBAC forbids would otherwise retry in silence and leave readiness at "syncing".
         onError: (err) => opts.onError?.(`informer ${plural}`, err),
+        ...(trim ? { transform } : {}),
       });
     };
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     this.view = {
-      bindings: inf<AgentBindingObject>(API_VERSION, 'AgentBinding', 'agentbindings'),
-      integrations: inf<IntegrationObject>(API_VERSION, 'Integration', 'integrations'),
-      secrets: inf<V1Secret>('v1', 'Secret', 'secrets', owned),
-      deployments: inf<V1Deployment>('apps/v1', 'Deployment', 'deployments', LABEL_AGENT),
-      statefulSets: inf<V1StatefulSet>('apps/v1', 'StatefulSet', 'statefulsets', LABEL_AGENT),
-      serviceDeployments: inf<V1Deployment>(
-        'apps/v1',
-        'Deployment',
-        'deployments',
+      bindings: inf([API_VERSION, 'AgentBinding', 'agentbindings'], cachedBinding),
+      integrations: inf([API_VERSION, 'Integration', 'integrations'], cachedIntegration),
+      secrets: inf(['v1', 'Secret', 'secrets'], cachedSecret, owned),
+      deployments: inf<V1Deployment>(['apps/v1', 'Deployment', 'deployments'], cachedWorkload, LABEL_AGENT),
+      statefulSets: inf<V1StatefulSet>(
+        ['apps/v1', 'StatefulSet', 'statefulsets'],
+        cachedWorkload,
+        LABEL_AGENT,
+      ),
+      serviceDeployments: inf(
+        ['apps/v1', 'Deployment', 'deployments'],
+        cachedServiceDeployment,
         `${owned},${LABEL_INTEGRATION}`,
       ),
-      services: inf<V1Service>('v1', 'Service', 'services', `${owned},${LABEL_INTEGRATION}`),
-      pods: inf<V1Pod>('v1', 'Pod', 'pods', LABEL_AGENT),
+      services: inf(['v1', 'Service', 'services'], cachedService, `${owned},${LABEL_INTEGRATION}`),
+      pods: inf(['v1', 'Pod', 'pods'], cachedPod, LABEL_AGENT),
     };
     indexClusterView(this.view);
     const applier = serverSideApplier(opts.kc, FIELD_MANAGER);

@@ -45,7 +45,12 @@ export async function runController(opts: {
   /** Layer settings passed through to every term's controller. */
   layers?: Pick<
     ColonyControllerOptions,
-    'initImage' | 'credentialChecks' | 'imageOverrides' | 'officeDatabaseUrl' | 'officeDatabaseAgentHost'
+    | 'initImage'
+    | 'credentialChecks'
+    | 'imageOverrides'
+    | 'officeDatabaseUrl'
+    | 'officeDatabaseAgentHost'
+    | 'trimCache'
   >;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
