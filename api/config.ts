@@ -150,6 +150,7 @@ export const envSchema = z.object({
   COLONY_OFFICE_GRANTS: officeGrants.default([]),
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
+  COLONY_CONTROLLER_TRIM_CACHE: booleanish.default(true),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default(`colony-init:${VERSION}`),
   COLONY_INIT_SECURITY_CONTEXT: containerContextJson.optional(),
@@ -223,6 +224,8 @@ export interface Config {
     resyncSeconds: number;
     /** Concurrent reconciles per queue. */
     workers: number;
+    /** Cache only the fields the reconcilers read; off only to measure what trimming saves. */
+    trimCache: boolean;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
     /** securityContexts of what Colony adds to pods; unset parts keep the restricted defaults. */
@@ -334,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       officeGrants: e.COLONY_OFFICE_GRANTS,
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
+      trimCache: e.COLONY_CONTROLLER_TRIM_CACHE,
       initImage: e.COLONY_INIT_IMAGE,
       podSecurity: {
         initContainer: e.COLONY_INIT_SECURITY_CONTEXT,

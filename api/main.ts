@@ -61,6 +61,7 @@ async function main(): Promise<void> {
         imageOverrides: k.imageOverrides,
         officeDatabaseUrl: k.officeDatabaseUrl,
         officeDatabaseAgentHost: k.officeDatabaseAgentHost,
+        trimCache: k.trimCache,
       },
       metrics: createControllerMetrics(metrics.registry),
     });

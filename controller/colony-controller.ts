@@ -8,7 +8,6 @@ import type {
   V1Namespace,
   V1Pod,
   V1Secret,
-  V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
@@ -17,6 +16,15 @@ import type { IntegrationRegistry } from '../integrations/registry/load-registry
 import { API_VERSION } from './api/crds.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
+import {
+  cachedBinding,
+  cachedIntegration,
+  cachedPod,
+  cachedSecret,
+  cachedService,
+  cachedServiceDeployment,
+  cachedWorkload,
+} from './reconcilers/cached-fields.ts';
 import {
   bindingsOfSecret,
   type ClusterView,
@@ -79,6 +87,8 @@ export interface ColonyControllerOptions {
   fetcher?: Fetcher;
   /** Backoff of credential checks that could not reach the provider (tests shorten it). */
   credentialRetry?: RetryPolicy;
+  /** Cache only the fields the reconcilers read (default on; off only to measure what it saves). */
+  trimCache?: boolean;
 }
 
 /** The init image `npm run image` builds (Dockerfile target `init`); config sets the pinned one. */
@@ -123,6 +133,7 @@ export class ColonyController {
   constructor(opts: ColonyControllerOptions) {
     this.opts = opts;
     const scope = opts.namespace;
+    const trim = opts.trimCache ?? true;
     const informer = <T extends KubernetesObject>(
       apiVersion: string,
       kind: string,
@@ -130,6 +141,7 @@ export class ColonyController {
       labelSelector: string | undefined,
       namespace: string | undefined,
       onError: (err: unknown) => void,
+      transform: ((obj: T) => T) | undefined,
     ) => {
       const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
       const path = namespace ? `${prefix}/namespaces/${namespace}/${plural}` : `${prefix}/${plural}`;
@@ -143,6 +155,7 @@ export class ColonyController {
       return new Informer<T>(listWatchSource<T>(opts.kc, ref), {
         resyncMs: opts.resyncMs ?? 300_000,
         onError,
+        ...(transform ? { transform } : {}),
       });
     };
     // Offices mode: the namespaces to watch, one informer per namespace and resource.
@@ -158,35 +171,38 @@ export class ColonyController {
         )
       : undefined;
     const inf = <T extends KubernetesObject>(
-      apiVersion: string,
-      kind: string,
-      plural: string,
+      [apiVersion, kind, plural]: [string, string, string],
+      transform: (obj: T) => T,
       labelSelector?: string,
     ): SharedInformer<T> => {
       // A list the RBAC forbids would otherwise retry in silence and leave readiness at "syncing".
       const onError = (err: unknown) => opts.onError?.(`informer ${plural}`, err);
-      if (!selected) return informer<T>(apiVersion, kind, plural, labelSelector, scope, onError);
+      const t = trim ? transform : undefined;
+      if (!selected) return informer<T>(apiVersion, kind, plural, labelSelector, scope, onError, t);
       return new MultiNamespaceInformer<T>({
         namespaces: selected,
-        create: (ns, failed) => informer<T>(apiVersion, kind, plural, labelSelector, ns, failed),
+        create: (ns, failed) => informer<T>(apiVersion, kind, plural, labelSelector, ns, failed, t),
         onError: (ns, err) => opts.onError?.(`informer ${plural} in ${ns}`, err),
       });
     };
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     this.view = {
-      bindings: inf<AgentBindingObject>(API_VERSION, 'AgentBinding', 'agentbindings'),
-      integrations: inf<IntegrationObject>(API_VERSION, 'Integration', 'integrations'),
-      secrets: inf<V1Secret>('v1', 'Secret', 'secrets', owned),
-      deployments: inf<V1Deployment>('apps/v1', 'Deployment', 'deployments', LABEL_AGENT),
-      statefulSets: inf<V1StatefulSet>('apps/v1', 'StatefulSet', 'statefulsets', LABEL_AGENT),
-      serviceDeployments: inf<V1Deployment>(
-        'apps/v1',
-        'Deployment',
-        'deployments',
+      bindings: inf([API_VERSION, 'AgentBinding', 'agentbindings'], cachedBinding),
+      integrations: inf([API_VERSION, 'Integration', 'integrations'], cachedIntegration),
+      secrets: inf(['v1', 'Secret', 'secrets'], cachedSecret, owned),
+      deployments: inf<V1Deployment>(['apps/v1', 'Deployment', 'deployments'], cachedWorkload, LABEL_AGENT),
+      statefulSets: inf<V1StatefulSet>(
+        ['apps/v1', 'StatefulSet', 'statefulsets'],
+        cachedWorkload,
+        LABEL_AGENT,
+      ),
+      serviceDeployments: inf(
+        ['apps/v1', 'Deployment', 'deployments'],
+        cachedServiceDeployment,
         `${owned},${LABEL_INTEGRATION}`,
       ),
-      services: inf<V1Service>('v1', 'Service', 'services', `${owned},${LABEL_INTEGRATION}`),
-      pods: inf<V1Pod>('v1', 'Pod', 'pods', LABEL_AGENT),
+      services: inf(['v1', 'Service', 'services'], cachedService, `${owned},${LABEL_INTEGRATION}`),
+      pods: inf(['v1', 'Pod', 'pods'], cachedPod, LABEL_AGENT),
     };
     indexClusterView(this.view);
     const applier = serverSideApplier(opts.kc, FIELD_MANAGER);

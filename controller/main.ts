@@ -30,6 +30,7 @@ async function main(): Promise<void> {
       imageOverrides: config.kubernetes.imageOverrides,
       officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
       officeDatabaseAgentHost: config.kubernetes.officeDatabaseAgentHost,
+      trimCache: config.kubernetes.trimCache,
     },
     metrics: createControllerMetrics(metrics),
   });

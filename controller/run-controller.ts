@@ -54,6 +54,7 @@ export async function runController(opts: {
     | 'imageOverrides'
     | 'officeDatabaseUrl'
     | 'officeDatabaseAgentHost'
+    | 'trimCache'
   >;
 }): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');

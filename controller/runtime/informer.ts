@@ -21,12 +21,18 @@ export interface InformerHandlers<T> {
   delete?(obj: T): void;
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T = KubernetesObject> {
   /** Re-delivers every cached object as an update this often (0 = never), as a safety net. */
   resyncMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
   onError?: (err: unknown) => void;
+  /**
+   * Shapes each listed or watched object before it is cached and before handlers see it, as
+   * client-go's SetTransform does: what nobody reads (managedFields, most of a Pod) is dropped at
+   * the door instead of held for the life of the process. Must be pure; it may return a new object.
+   */
+  transform?: (obj: T) => T;
 }
 
 export const keyOf = (o: KubernetesObject): string =>
@@ -40,7 +46,9 @@ export class Informer<T extends KubernetesObject> {
   private readonly indexers = new Map<string, (obj: T) => string[]>();
   private readonly indices = new Map<string, Map<string, Map<string, T>>>();
   private readonly handlers: InformerHandlers<T>[] = [];
-  private readonly opts: Required<Omit<InformerOptions, 'onError'>> & Pick<InformerOptions, 'onError'>;
+  private readonly opts: Required<Omit<InformerOptions<T>, 'onError' | 'transform'>> &
+    Pick<InformerOptions<T>, 'onError'>;
+  private readonly transform: (obj: T) => T;
   private resourceVersion = '';
   private synced = false;
   private stopped = true;
@@ -54,9 +62,11 @@ export class Informer<T extends KubernetesObject> {
 
   private readonly source: ListWatchSource<T>;
 
-  constructor(source: ListWatchSource<T>, opts: InformerOptions = {}) {
+  constructor(source: ListWatchSource<T>, opts: InformerOptions<T> = {}) {
     this.source = source;
-    this.opts = { resyncMs: 0, minBackoffMs: 200, maxBackoffMs: 30_000, ...opts };
+    const { transform, ...rest } = opts;
+    this.opts = { resyncMs: 0, minBackoffMs: 200, maxBackoffMs: 30_000, ...rest };
+    this.transform = transform ?? ((obj) => obj);
   }
 
   on(handlers: InformerHandlers<T>): void {
@@ -179,12 +189,13 @@ export class Informer<T extends KubernetesObject> {
 
   /** Replaces the cache with a fresh list, telling handlers only what changed. */
   private async relist(): Promise<void> {
+    // Each page is shaped as it arrives, so a relist never holds every raw page at once.
     const items: T[] = [];
     let page = await this.source.list();
-    items.push(...page.items);
+    for (const o of page.items) items.push(this.transform(o));
     while (page.continueToken) {
       page = await this.source.list(page.continueToken);
-      items.push(...page.items);
+      for (const o of page.items) items.push(this.transform(o));
     }
     this.lists++;
     const fresh = new Map(items.map((o) => [keyOf(o), o]));
@@ -215,7 +226,7 @@ export class Informer<T extends KubernetesObject> {
             }
             const rv = obj.metadata?.resourceVersion;
             if (rv) this.resourceVersion = rv;
-            if (phase !== 'BOOKMARK') this.apply(phase, keyOf(obj), obj);
+            if (phase !== 'BOOKMARK') this.apply(phase, keyOf(obj), this.transform(obj));
           },
           (err) => {
             this.current = undefined;

@@ -1,9 +1,13 @@
 // Issue 3 benchmark, against the configured cluster (the local control plane under `make bench`):
 // 1,000 AgentBindings across 100 offices from nothing to every agent template injected, by the
 // controller as a real process. Reported: wall time, API requests per reconcile, writes during a
-// no-op resync (target 0), toggle-to-template latency p50/p99, and controller RSS with 10,000
-// cached objects. Baseline in the same run: a bare client loop making as many PATCH calls as the
-// controller wrote, with as many in flight as the controller has workers. Target: within 1.5x.
+// no-op resync (target 0), toggle-to-template latency p50/p99. Baseline in the same run: a bare
+// client loop making as many PATCH calls as the controller wrote, with as many in flight as the
+// controller has workers. Target: within 1.5x.
+// Issue 20, memory: controller RSS at 1,000 and 10,000 bindings (the second step on kwok offices),
+// MiB per 1k bindings, and the cache's bytes per object by kind; baseline in the same run: the same
+// controller with COLONY_CONTROLLER_TRIM_CACHE=false (whole objects cached). Target: RSS at 1k
+// bindings at most half the chart's memory limit, and RSS at 10k within it.
 import { randomBytes } from 'node:crypto';
 import {
   CustomObjectsApi,
@@ -20,22 +24,22 @@ import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.ts';
 import { installCrds } from '../support/kube.ts';
 import { type Agent, BenchCluster, inPool } from './controller/fixture.ts';
-import { parseSamples, sum } from './controller/prometheus-text.ts';
+import { type ChartController, chartController, type MemoryProbe, probeMemory } from './controller/memory.ts';
+import { type Snapshot, settle, sleep, waitFor } from './controller/snapshot.ts';
 import { TemplateWatch } from './controller/template-watch.ts';
 import { percentile } from './load.ts';
 
 export interface ControllerBenchOptions {
   offices: number;
   agentsPerOffice: number;
-  cachedObjects: number;
+  /** Offices at the memory step's large size (1,000: 10,000 bindings); no large step when <= offices. */
+  largeOffices: number;
   toggles: number;
 }
 
 const WORKERS = 2;
 const RESYNC_SECONDS = 10;
 const APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type WrittenState = Awaited<ReturnType<BenchCluster['writtenState']>>;
 
@@ -46,58 +50,11 @@ function countWrites(before: WrittenState, after: WrittenState): number {
   return changed + Math.max(0, after.events - before.events);
 }
 
-interface Snapshot {
-  requests: number;
-  writes: number;
-  reconciles: number;
-  rssMiB: number;
-  cached: number;
-  errors: number;
-  reconcileSeconds: number;
-}
-
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'apply', 'delete']);
-
-async function snapshot(controller: ControllerProcess): Promise<Snapshot> {
-  const s = parseSamples(await controller.metrics());
-  const requests = 'colony_controller_kubernetes_requests_total';
-  // Lease renewals are the elector's heartbeat, not reconcile traffic.
-  const notLease = (l: Record<string, string>) => l.resource !== 'leases';
-  return {
-    requests: sum(s, requests, notLease),
-    writes: sum(s, requests, (l) => notLease(l) && WRITE_VERBS.has(l.verb ?? '')),
-    reconciles: sum(s, 'colony_controller_reconcile_duration_seconds_count'),
-    rssMiB: sum(s, 'colony_controller_process_resident_memory_bytes') / 2 ** 20,
-    cached: sum(s, 'colony_controller_cached_objects'),
-    errors: sum(s, 'colony_controller_reconcile_errors_total'),
-    reconcileSeconds: sum(s, 'colony_controller_reconcile_duration_seconds_sum'),
-  };
-}
-
 const diff = (a: Snapshot, b: Snapshot) => ({
   requests: b.requests - a.requests,
   writes: b.writes - a.writes,
   reconciles: b.reconciles - a.reconciles,
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`controller bench: ${what} not reached in ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
-
-/** Waits until the controller has nothing queued and nothing changed for a moment. */
-async function settle(controller: ControllerProcess): Promise<Snapshot> {
-  let last = await snapshot(controller);
-  for (;;) {
-    await sleep(1_500);
-    const now = await snapshot(controller);
-    if (now.reconciles === last.reconciles && now.writes === last.writes) return now;
-    last = now;
-  }
-}
 
 /**
  * The baseline: the same writes the controller makes for an agent (a server-side apply of its pod
@@ -226,6 +183,9 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
   const cluster = new BenchCluster(kc, registry, runId);
   const total = opts.offices * opts.agentsPerOffice;
   const watch = new TemplateWatch(kc, runId, 'OPENAI_API_KEY');
+  const lease = `colony-system/colony-bench-${runId}`;
+  // The controller runs with the chart's NODE_OPTIONS (its heap cap), as it would in the pod.
+  const chart = chartController();
   let controller: ControllerProcess | undefined;
   try {
     let t = performance.now();
@@ -243,10 +203,11 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
     // 1. From nothing: a cold controller lists everything and injects every template.
     t = performance.now();
     controller = await startControllerProcess({
-      lease: `colony-system/colony-bench-${runId}`,
+      lease,
       env: {
         COLONY_CONTROLLER_RESYNC_SECONDS: String(RESYNC_SECONDS),
         COLONY_CONTROLLER_WORKERS: String(WORKERS),
+        NODE_OPTIONS: chart.nodeOptions,
       },
     });
     const c = controller;
@@ -272,12 +233,7 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
     // 3. Toggle latency: one binding at a time, off then on, until its template shows it.
     const latencies = await toggleLatencies(cluster, watch, opts.toggles);
 
-    // 4. Memory with a large cache.
-    const extra = Math.max(0, opts.cachedObjects - (await snapshot(c)).cached);
-    await cluster.createInstanceSecrets(extra, 16);
-    await waitFor(async () => (await snapshot(c)).cached >= opts.cachedObjects, 120_000, 'cache size');
-    const big = await settle(c);
-
+    const running1k = await settle(c);
     c.child.kill('SIGTERM');
     await c.exited;
     controller = undefined;
@@ -304,19 +260,132 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
         `${percentile(latencies, 50).toFixed(0)} / ${percentile(latencies, 99).toFixed(0)} ms (${latencies.length} toggles)`,
       ],
       [
-        `controller RSS with ${big.cached} cached objects`,
-        `${big.rssMiB.toFixed(0)} MiB (${converged.rssMiB.toFixed(0)} MiB at ${converged.cached})`,
-      ],
-      [
         `baseline: the same ${converged.writes} writes, bare, ${WORKERS} in flight`,
         `${(bareMs / 1000).toFixed(2)} s (${msPerWrite.toFixed(1)} ms per write; before ${((bareBeforeMs / bareBeforeWrites) * 1000).toFixed(0)} µs, after ${((bareAfterMs / converged.writes) * 1000).toFixed(0)} µs)`,
       ],
       ['ratio controller / bare (target <= 1.5)', ratio.toFixed(2)],
     ]);
-    return ratio <= 1.5 && resyncWrites === 0;
+    // 4. Memory at 1k bindings, then at 10k (the extra offices on kwok nodes, like the first ones).
+    const memoryMet = await memorySteps({ cluster, watch, opts, lease, chart, running1k });
+    return ratio <= 1.5 && resyncWrites === 0 && memoryMet;
   } finally {
     watch.stop();
     controller?.child.kill('SIGKILL');
     await cluster.dispose();
   }
+}
+
+const mib = (n: number) => `${n.toFixed(0)} MiB`;
+type Pair = { trimmed: MemoryProbe; whole: MemoryProbe };
+
+/** A trimmed and a whole-object controller, one after the other, on the cluster as it stands. */
+async function probePair(lease: string, chart: ChartController): Promise<Pair> {
+  const nodeOptions = chart.nodeOptions;
+  return {
+    trimmed: await probeMemory({ lease, trim: true, nodeOptions }),
+    whole: await probeMemory({ lease, trim: false, nodeOptions }),
+  };
+}
+
+function probeRows(bindings: number, p: Pair): [string, string][] {
+  const row = (m: MemoryProbe) =>
+    `${mib(m.settled.rssMiB)} / ${mib(m.collected.rssMiB)} (heap ${mib(m.collected.heapUsedMiB)}; ${m.collected.cached} objects, synced in ${(m.syncMs / 1000).toFixed(1)} s)`;
+  return [
+    [`${bindings} bindings, cold, trimmed: RSS settled / after GC`, row(p.trimmed)],
+    [`${bindings} bindings, cold, whole objects (baseline)`, row(p.whole)],
+  ];
+}
+
+/** Heap per cached object and per 1k bindings between two sizes, and RSS per 1k, after a full GC. */
+function growthRows(small: Pair, big: Pair, added: number): [string, string][] {
+  const grew = (p: keyof Pair, of: 'heapUsedMiB' | 'rssMiB') => big[p].collected[of] - small[p].collected[of];
+  const pair = (t: number, w: number, digits: number) =>
+    `${t.toFixed(digits)} / ${w.toFixed(digits)} (ratio ${(t / w).toFixed(2)})`;
+  const perObject = (p: keyof Pair) =>
+    (grew(p, 'heapUsedMiB') * 1024) / (big[p].collected.cached - small[p].collected.cached);
+  const per1k = (p: keyof Pair, of: 'heapUsedMiB' | 'rssMiB') => (grew(p, of) / added) * 1000;
+  return [
+    ['KiB of heap per cached object: trimmed / whole', pair(perObject('trimmed'), perObject('whole'), 2)],
+    [
+      'MiB per 1k bindings, heap after GC: trimmed / whole',
+      pair(per1k('trimmed', 'heapUsedMiB'), per1k('whole', 'heapUsedMiB'), 1),
+    ],
+    [
+      'MiB per 1k bindings, RSS after GC: trimmed / whole',
+      pair(per1k('trimmed', 'rssMiB'), per1k('whole', 'rssMiB'), 1),
+    ],
+  ];
+}
+
+/** Creates the large size's offices and lets a (trimmed) controller converge them; its settled RSS. */
+async function growAndConverge(
+  a: { cluster: BenchCluster; watch: TemplateWatch; opts: ControllerBenchOptions; lease: string },
+  chart: ChartController,
+  rows: [string, string][],
+): Promise<Snapshot> {
+  const { cluster, opts } = a;
+  const base = cluster.agents.length;
+  let t = performance.now();
+  await cluster.createOffices(opts.largeOffices - opts.offices, opts.agentsPerOffice, 16, opts.offices);
+  await inPool(cluster.agents.slice(base), 16, (agent) => cluster.toggle(agent, true));
+  const large = cluster.agents.length;
+  rows.push([
+    `setup: ${large - base} more agents and bindings`,
+    `${((performance.now() - t) / 1000).toFixed(1)} s`,
+  ]);
+  t = performance.now();
+  const c = await startControllerProcess({
+    lease: a.lease,
+    env: { COLONY_CONTROLLER_WORKERS: String(WORKERS), NODE_OPTIONS: chart.nodeOptions },
+  });
+  try {
+    await a.watch.allInjected(large);
+    rows.push([`agents injected (${base} to ${large})`, `${((performance.now() - t) / 1000).toFixed(1)} s`]);
+    return await settle(c);
+  } finally {
+    c.child.kill('SIGTERM');
+    await c.exited;
+  }
+}
+
+/**
+ * The memory steps, all with the chart's NODE_OPTIONS: cold controllers (trimmed, then whole) at
+ * the base size; the large size's offices created and converged by a trimmed controller; cold
+ * controllers again. The settled RSS of the trimmed controllers is what a pod shows; heap and RSS
+ * after a full GC give MiB per 1k bindings.
+ */
+async function memorySteps(a: {
+  cluster: BenchCluster;
+  watch: TemplateWatch;
+  opts: ControllerBenchOptions;
+  lease: string;
+  chart: ChartController;
+  running1k: Snapshot;
+}): Promise<boolean> {
+  const { cluster, opts, chart } = a;
+  const base = cluster.agents.length;
+  const small = await probePair(a.lease, chart);
+  const rows: [string, string][] = [
+    [`chart's controller limit / NODE_OPTIONS`, `${chart.limitMiB} MiB / ${chart.nodeOptions || '(none)'}`],
+    [`${base} bindings, converging controller: RSS settled`, mib(a.running1k.rssMiB)],
+    ...probeRows(base, small),
+  ];
+  const at1k = Math.max(a.running1k.rssMiB, small.trimmed.settled.rssMiB);
+  let at10k: number | undefined;
+  if (opts.largeOffices > opts.offices) {
+    const running = await growAndConverge(a, chart, rows);
+    const large = cluster.agents.length;
+    rows.push([`${large} bindings, converging controller: RSS settled`, mib(running.rssMiB)]);
+    const big = await probePair(a.lease, chart);
+    rows.push(...probeRows(large, big), ...growthRows(small, big, large - base));
+    at10k = Math.max(running.rssMiB, big.trimmed.settled.rssMiB);
+  }
+  // Comfortably under: at least 40% of the limit left at 1k, and the large size still within it.
+  const met = at1k <= chart.limitMiB * 0.6 && (at10k === undefined || at10k <= chart.limitMiB);
+  rows.push([
+    `goal: RSS at ${base} <= 60% of ${chart.limitMiB} MiB${at10k === undefined ? '' : `, at ${cluster.agents.length} <= 100%`}`,
+    `${mib(at1k)} (${((at1k / chart.limitMiB) * 100).toFixed(0)}%)${at10k === undefined ? '' : ` / ${mib(at10k)} (${((at10k / chart.limitMiB) * 100).toFixed(0)}%)`}: ${met ? 'met' : 'not met'}`,
+  ]);
+  report(rows);
+  return met;
 }

@@ -1,9 +1,10 @@
 // `npm run bench`: prints each benchmark's figures with a same-run baseline and the ratio.
 // BENCH_ONLY=<name>[,<name>] runs a subset. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_ROUNDS trade
 // precision for time on the HTTP benchmarks; BENCH_CONTROLLER_OFFICES, _AGENTS (per office),
-// _CACHED and _TOGGLES size the controller benchmark; BENCH_MEMORY_SIZES (comma-separated) and
-// BENCH_MEMORY_QUERIES size the identity benchmark's memory part (BENCH_MEMORY_VECTOR_SIZE its
-// full-text vs hybrid comparison with the test embedder); BENCH_INTEGRATIONS_OFFICES,
+// _LARGE_OFFICES (its memory step: 1,000 offices, 10,000 bindings) and _TOGGLES size the controller
+// benchmark; BENCH_MEMORY_SIZES (comma-separated) and BENCH_MEMORY_QUERIES size the identity
+// benchmark's memory part (BENCH_MEMORY_VECTOR_SIZE its full-text vs hybrid comparison with the
+// test embedder); BENCH_INTEGRATIONS_OFFICES,
 // _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
 // BENCH_DATABASE_URL or TEST_DATABASE_URL).
 // real-node (the local cluster's real node against its kwok nodes: node cold and warm start, helm
@@ -30,7 +31,7 @@ const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
     benchController({
       offices: env('BENCH_CONTROLLER_OFFICES', 100),
       agentsPerOffice: env('BENCH_CONTROLLER_AGENTS', 10),
-      cachedObjects: env('BENCH_CONTROLLER_CACHED', 10_000),
+      largeOffices: env('BENCH_CONTROLLER_LARGE_OFFICES', 1_000),
       toggles: env('BENCH_CONTROLLER_TOGGLES', 200),
     }),
   backups: () =>

@@ -1,10 +1,28 @@
-// Informer on a real API server: list, watch, cache and handlers for ConfigMaps in one namespace.
-import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+// Informer on a real API server: list, watch, cache and handlers for ConfigMaps in one namespace;
+// and the controller's caches holding only what its reconcilers read while they still converge.
+import {
+  AppsV1Api,
+  CoreV1Api,
+  type KubernetesObject,
+  type V1ConfigMap,
+  type V1StatefulSet,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentBindingObject, OfficeCluster } from '../../api/office/office-cluster.ts';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { API_VERSION, GROUP, VERSION } from '../../controller/api/crds.ts';
+import { ColonyController } from '../../controller/colony-controller.ts';
+import {
+  cachedBinding,
+  cachedIntegration,
+  cachedPod,
+  cachedSecret,
+  cachedWorkload,
+} from '../../controller/reconcilers/cached-fields.ts';
+import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
+import { LAST_APPLIED } from '../../controller/runtime/cache-transform.ts';
 import { Informer } from '../../controller/runtime/informer.ts';
 import { listWatchSource } from '../../controller/runtime/list-watch-source.ts';
+import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 
@@ -127,6 +145,157 @@ describe('Informer on the real API server', () => {
       expect(inf.get(`${ns.name}/agent-4-openai`)?.spec.agentName).toBe('agent-4');
     } finally {
       inf.stop();
+    }
+  });
+});
+
+describe('ColonyController caches', () => {
+  const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
+  const apps = () => kubeConfig().makeApiClient(AppsV1Api);
+  const office = 'acme';
+  let own: Awaited<ReturnType<typeof withNamespace>>;
+  beforeAll(async () => {
+    own = await withNamespace('cache');
+  });
+  afterAll(() => own.dispose());
+
+  /** The objects of one kind in the namespace, exactly as the API server sends them. */
+  async function wire<T extends KubernetesObject>(apiVersion: string, kind: string, plural: string) {
+    const prefix = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+    const path = `${prefix}/namespaces/${own.name}/${plural}`;
+    return (await listWatchSource<T>(kubeConfig(), { apiVersion, kind, path }).list()).items;
+  }
+
+  /** An agent as kubectl apply leaves it: a last-applied copy, and more than the controller reads. */
+  function kubectlAppliedAgent(name: string): V1StatefulSet {
+    const sts: V1StatefulSet = {
+      metadata: { name, labels: { 'colony.ai/agent': name } },
+      spec: {
+        serviceName: name,
+        replicas: 0,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: {
+            containers: [
+              {
+                name: 'agent',
+                image: 'busybox',
+                env: [{ name: 'OWN', value: '1' }],
+                resources: { limits: { memory: '64Mi' } },
+              },
+            ],
+            volumes: [{ name: 'scratch', emptyDir: {} }],
+          },
+        },
+      },
+    };
+    return { ...sts, metadata: { ...sts.metadata, annotations: { [LAST_APPLIED]: JSON.stringify(sts) } } };
+  }
+
+  async function configureOpenai(secretName: string) {
+    const cluster = new OfficeCluster(kubeConfig());
+    const manifest = registry.get('openai');
+    if (!manifest) throw new Error('openai is missing from the registry');
+    await cluster.saveSecret(
+      renderIntegrationSecret({
+        manifest,
+        officeId: office,
+        namespace: own.name,
+        secretName,
+        data: { OPENAI_API_KEY: 'sk-cache' },
+      }),
+    );
+    await cluster.saveIntegration(own.name, 'openai', {
+      integrationId: 'openai',
+      officeId: office,
+      secretName,
+    });
+    await cluster.saveBinding(
+      own.name,
+      'cached-openai',
+      { agentName: 'cached', integrationId: 'openai', secretName, enabled: true },
+      office,
+    );
+  }
+
+  it('hold trimmed objects (no managedFields, nothing outside the kept fields) while reconciles still converge', async () => {
+    await installCrds();
+    const secretName = `openai-${office}`;
+    await apps().createNamespacedStatefulSet({ namespace: own.name, body: kubectlAppliedAgent('cached') });
+    // A pod carrying the agent label (as pods with a colony-init container do).
+    await core().createNamespacedPod({
+      namespace: own.name,
+      body: {
+        metadata: { name: 'cached-pod', labels: { 'colony.ai/agent': 'cached' } },
+        spec: { containers: [{ name: 'agent', image: 'busybox' }], terminationGracePeriodSeconds: 0 },
+      },
+    });
+    await configureOpenai(secretName);
+    const controller = new ColonyController({ kc: kubeConfig(), registry, resyncMs: 0, namespace: own.name });
+    await controller.start();
+    try {
+      // End to end: the binding converges through the trimmed caches.
+      await eventually(async () => {
+        const [b] = await wire<AgentBindingObject>(API_VERSION, 'AgentBinding', 'agentbindings');
+        return b?.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+      }, 15_000);
+      const view = controller.view;
+      const kinds = [
+        {
+          informer: view.statefulSets,
+          transform: cachedWorkload,
+          ref: ['apps/v1', 'StatefulSet', 'statefulsets'],
+        },
+        { informer: view.pods, transform: cachedPod, ref: ['v1', 'Pod', 'pods'] },
+        { informer: view.secrets, transform: cachedSecret, ref: ['v1', 'Secret', 'secrets'] },
+        {
+          informer: view.bindings,
+          transform: cachedBinding,
+          ref: [API_VERSION, 'AgentBinding', 'agentbindings'],
+        },
+        {
+          informer: view.integrations,
+          transform: cachedIntegration,
+          ref: [API_VERSION, 'Integration', 'integrations'],
+        },
+      ] as const;
+      for (const { informer, transform, ref } of kinds) {
+        const [apiVersion, kind, plural] = ref;
+        // The cache catches up with the last write (status, the applied template) before comparing.
+        const [live] = await eventually(async () => {
+          const items = await wire(apiVersion, kind, plural);
+          const cached = informer.list();
+          return items.length === 1 &&
+            cached.length === 1 &&
+            items[0]?.metadata?.resourceVersion === cached[0]?.metadata?.resourceVersion
+            ? items
+            : undefined;
+        }, 15_000);
+        if (!live) throw new Error(`no ${kind} in ${own.name}`);
+        const cached = informer.list()[0];
+        expect(live.metadata?.managedFields?.length, kind).toBeGreaterThan(0);
+        expect(cached?.metadata, kind).not.toHaveProperty('managedFields');
+        expect(cached?.metadata?.annotations ?? {}, kind).not.toHaveProperty([LAST_APPLIED]);
+        expect(cached, kind).toStrictEqual((transform as (o: KubernetesObject) => KubernetesObject)(live));
+      }
+      expect(view.statefulSets.list()[0]?.spec?.template.spec).toStrictEqual({
+        containers: [
+          {
+            name: 'agent',
+            env: [
+              { name: 'OWN', value: '1' },
+              {
+                name: 'OPENAI_API_KEY',
+                valueFrom: { secretKeyRef: { name: secretName, key: 'OPENAI_API_KEY' } },
+              },
+            ],
+          },
+        ],
+      });
+      expect(view.pods.list()[0]).not.toHaveProperty('spec');
+    } finally {
+      await controller.stop();
     }
   });
 });

@@ -160,3 +160,18 @@ app.kubernetes.io/component: {{ .component }}
 {{ toYaml . }}
 {{- end }}
 {{- end -}}
+
+{{/*
+A third of a container memory limit in MiB ("768Mi" -> 256, "1Gi" -> 341), empty for other
+notations: the V8 old-space cap (--max-old-space-size). Node's code, buffers and young generation
+take about 180 MiB beside it (docs/operator.md, "Controller memory"). Without a cap Node may size
+its heap from the host's memory, collect lazily and pass the limit with garbage.
+*/}}
+{{- define "colony.heapCapMiB" -}}
+{{- $m := toString . -}}
+{{- if regexMatch "^[0-9]+Mi$" $m -}}
+{{- div (trimSuffix "Mi" $m | atoi) 3 -}}
+{{- else if regexMatch "^[0-9]+Gi$" $m -}}
+{{- div (mul (trimSuffix "Gi" $m | atoi) 1024) 3 -}}
+{{- end -}}
+{{- end -}}

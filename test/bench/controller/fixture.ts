@@ -80,9 +80,13 @@ export class BenchCluster {
     return m;
   }
 
-  /** `offices` namespaces, each with the openai integration configured and `perOffice` agents. */
-  async createOffices(offices: number, perOffice: number, concurrency: number): Promise<void> {
-    const ids = Array.from({ length: offices }, (_, i) => i);
+  /**
+   * `offices` namespaces (numbered from `first`), each with the openai integration configured and
+   * `perOffice` agents; returns the new agents.
+   */
+  async createOffices(offices: number, perOffice: number, concurrency: number, first = 0): Promise<Agent[]> {
+    const ids = Array.from({ length: offices }, (_, i) => first + i);
+    const created: Agent[] = [];
     await inPool(ids, concurrency, async (i) => {
       const office = `o${i}`;
       const namespace = `cbench-${this.runId}-${i}`;
@@ -109,14 +113,16 @@ export class BenchCluster {
         officeId: office,
         secretName,
       });
-      for (let a = 0; a < perOffice; a++) this.agents.push({ namespace, office, name: `agent-${a}` });
+      for (let a = 0; a < perOffice; a++) created.push({ namespace, office, name: `agent-${a}` });
     });
-    await inPool(this.agents, concurrency, (agent) =>
+    await inPool(created, concurrency, (agent) =>
       this.apps.createNamespacedStatefulSet({
         namespace: agent.namespace,
         body: statefulSet(agent.name, this.runId),
       }),
     );
+    this.agents.push(...created);
+    return created;
   }
 
   toggle(agent: Agent, enabled: boolean) {
@@ -125,33 +131,6 @@ export class BenchCluster {
       `${agent.name}-openai`,
       { agentName: agent.name, integrationId: 'openai', secretName: `openai-${agent.office}`, enabled },
       agent.office,
-    );
-  }
-
-  /**
-   * Instance Secrets of a multi-instance integration, spread over the offices: objects the
-   * controller must cache (they carry its labels) without any agent using them.
-   */
-  async createInstanceSecrets(count: number, concurrency: number): Promise<void> {
-    const offices = [...new Map(this.agents.map((a) => [a.namespace, a])).values()];
-    const github = this.manifest('github');
-    await inPool(
-      Array.from({ length: count }, (_, i) => i),
-      concurrency,
-      (i) => {
-        const at = offices[i % offices.length] as Agent;
-        const label = `repo${i}`;
-        return this.office.saveSecret(
-          renderIntegrationSecret({
-            manifest: github,
-            officeId: at.office,
-            namespace: at.namespace,
-            secretName: `github-${label}-${at.office}`,
-            instanceLabel: label,
-            data: { GITHUB_TOKEN: `ghp-bench-${i}`, INSTANCE_LABEL: label },
-          }),
-        );
-      },
     );
   }
 

@@ -1,6 +1,7 @@
 // Follows the benchmark's agent templates with a real watch (our informer), so the benchmark learns
 // the moment a template gains or loses the injected variable without polling the API server.
 import type { KubeConfig, V1StatefulSet } from '@kubernetes/client-node';
+import { cachedWorkload } from '../../../controller/reconcilers/cached-fields.ts';
 import { Informer } from '../../../controller/runtime/informer.ts';
 import { listWatchSource } from '../../../controller/runtime/list-watch-source.ts';
 import { BENCH_LABEL } from './fixture.ts';
@@ -25,7 +26,8 @@ export class TemplateWatch {
         path: '/apis/apps/v1/statefulsets',
         labelSelector: `${BENCH_LABEL}=${runId}`,
       }),
-      { resyncMs: 0 },
+      // Only the env is read: at 10,000 agents whole objects would weigh on the bench process.
+      { resyncMs: 0, transform: cachedWorkload },
     );
     const seen = (s: V1StatefulSet) => this.observe(s);
     this.informer.on({ add: seen, update: seen, delete: () => {} });

@@ -140,3 +140,36 @@ describe('Informer indexes', () => {
     expect(() => inf.byIndex('nope', 'x')).toThrow(/no index nope/);
   });
 });
+
+describe('Informer transform', () => {
+  it('shapes listed and watched objects before they are cached and before handlers see them', async () => {
+    const big = (name: string, rv: string): KubernetesObject & { spec?: unknown } => ({
+      metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] },
+      spec: { large: 'x'.repeat(100) },
+    });
+    const { source } = scripted(
+      [[big('a', '1')]],
+      [
+        (emit) => {
+          emit('ADDED', big('b', '2'));
+          emit('DELETED', big('a', '3'));
+        },
+      ],
+    );
+    const handed: KubernetesObject[] = [];
+    const inf = new Informer(source, {
+      transform: (o) => ({
+        metadata: { name: o.metadata?.name, namespace: 'ns', resourceVersion: o.metadata?.resourceVersion },
+      }),
+    });
+    inf.on({ add: (o) => handed.push(o), delete: (o) => handed.push(o) });
+    inf.start();
+    await eventually(async () => handed.length === 3);
+    inf.stop();
+    for (const o of [...handed, ...inf.list()]) {
+      expect(o).not.toHaveProperty('spec');
+      expect(o.metadata).not.toHaveProperty('managedFields');
+    }
+    expect(inf.list().map((o) => o.metadata?.name)).toEqual(['b']);
+  });
+});
