@@ -35,6 +35,12 @@ function statusBody(body: unknown): { reason?: unknown; message?: unknown } {
   }
 }
 
+/**
+ * Validation messages quote the value they refuse (`Invalid value: "…"`), which may be an env value
+ * someone typed in; conditions and Events never carry one.
+ */
+const redact = (message: string) => message.replace(/(Invalid value: )"(?:[^"\\]|\\.)*"/g, '$1(redacted)');
+
 export function apiFailure(err: unknown): ApiFailure | undefined {
   const e = err as { code?: unknown; body?: unknown };
   if (typeof e?.code !== 'number') return undefined;
@@ -44,7 +50,7 @@ export function apiFailure(err: unknown): ApiFailure | undefined {
       ? body.reason
       : (REASON_OF_CODE[e.code] ?? `Http${e.code}`);
   const message = typeof body.message === 'string' && body.message ? body.message : `HTTP ${e.code}`;
-  return { code: e.code, reason, message: message.slice(0, 600) };
+  return { code: e.code, reason, message: redact(message).slice(0, 600) };
 }
 
 /** Failures that say nothing about the request itself: retry the same request later. */

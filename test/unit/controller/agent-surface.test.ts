@@ -148,6 +148,14 @@ describe('apiFailure', () => {
     expect(apiFailure(new Error('ECONNRESET'))).toBeUndefined();
   });
 
+  it('never repeats a value the API server quotes back', () => {
+    const message =
+      'Deployment.apps "a" is invalid: spec.template.spec.containers[0].env[0].value: Invalid value: "sk-\\"secret": bad; x: Invalid value: "other"';
+    expect(apiFailure({ code: 422, body: { message } })?.message).toBe(
+      'Deployment.apps "a" is invalid: spec.template.spec.containers[0].env[0].value: Invalid value: (redacted): bad; x: Invalid value: (redacted)',
+    );
+  });
+
   it('treats throttling, unavailability and network errors as worth retrying unchanged', () => {
     expect(isTransient(apiFailure({ code: 429 }))).toBe(true);
     expect(isTransient(apiFailure({ code: 503 }))).toBe(true);
