@@ -64,26 +64,7 @@ const imageOverrideMap = z.record(z.string().min(1), z.string().min(1, 'must nam
  * COLONY_IMAGE_OVERRIDES: a JSON object from an image reference a manifest names to the image to run
  * instead (a mirror). Parsed here so every problem is reported against the variable itself.
  */
-const imageOverrides = z.string().transform((raw, ctx): Record<string, string> => {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be a JSON object ({"<image>": "<mirror image>"})' });
-    return z.NEVER;
-  }
-  const parsed = imageOverrideMap.safeParse(value);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first?.path.length ? ` (at ${JSON.stringify(String(first.path[0]))})` : '';
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be a JSON object of image reference to non-empty image string${where}`,
-    });
-    return z.NEVER;
-  }
-  return parsed.data;
-});
+const imageOverrides = jsonOf(imageOverrideMap, '{"<image>": "<mirror image>"}');
 
 /** One RoleBinding the API makes in each office (offices mode): a ClusterRole for a ServiceAccount. */
 export interface OfficeGrant {
