@@ -34,6 +34,7 @@ import {
 import type { Fetcher, RetryPolicy } from './reconcilers/credential-check.ts';
 import { type DatabaseLayer, postgresDatabaseLayer } from './reconcilers/database-layer.ts';
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
+import { replicaFailure } from './reconcilers/replica-failure.ts';
 import { INIT_CONTAINER } from './render/init-script.ts';
 import {
   FIELD_MANAGER,
@@ -113,12 +114,6 @@ export function worthReconciling(obj: KubernetesObject, old: KubernetesObject): 
     JSON.stringify(a?.annotations ?? {}) !== JSON.stringify(b?.annotations ?? {})
   );
 }
-
-/** A Deployment's ReplicaFailure condition, as text to compare; '' when it has none. */
-const replicaFailure = (d: V1Deployment | undefined) => {
-  const c = d?.status?.conditions?.find((x) => x.type === 'ReplicaFailure' && x.status === 'True');
-  return c ? `${c.reason}|${c.message}` : '';
-};
 
 export class ColonyController {
   readonly agents = new WorkQueue();

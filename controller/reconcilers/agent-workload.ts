@@ -26,6 +26,7 @@ import { bindingOrder } from './agent-instances.ts';
 import type { Outcome } from './agent-outcome.ts';
 import { agentWorkload } from './cluster-view.ts';
 import { envOwners, formClashes } from './field-owners.ts';
+import { replicaFailure } from './replica-failure.ts';
 
 /** Why a binding that evaluated fine is still not in effect, or not running. */
 export interface Refusal {
@@ -118,12 +119,6 @@ async function ownerClashes(
     });
   }
   return { refused: out, held };
-}
-
-/** The Deployment's own word that its ReplicaSet cannot create pods (Pod Security, quota...). */
-export function replicaFailure(w: V1Deployment | V1StatefulSet): string | undefined {
-  const c = w.status?.conditions?.find((x) => x.type === 'ReplicaFailure' && x.status === 'True');
-  return c ? `${c.reason ?? 'ReplicaFailure'}: ${(c.message ?? '').slice(0, 400)}` : undefined;
 }
 
 /**

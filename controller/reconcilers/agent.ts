@@ -14,12 +14,12 @@ import {
   type Evaluated,
   injectionsOf,
   type Refusal,
-  replicaFailure,
   syncWorkload,
   type WorkloadSync,
 } from './agent-workload.ts';
 import { bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
 import type { DatabaseLayer } from './database-layer.ts';
+import { replicaFailure } from './replica-failure.ts';
 
 export interface AgentDeps {
   view: ClusterView;
@@ -81,7 +81,7 @@ function verdict(
 
 /** A per-office service whose pods cannot be created leaves the agent with a URL nobody answers. */
 function serviceProblem(outcome: Extract<Outcome, { ok: true }>): Refusal | undefined {
-  const failure = outcome.service && replicaFailure(outcome.service);
+  const failure = replicaFailure(outcome.service);
   return failure
     ? {
         reason: 'ServiceReplicaFailure',

@@ -31,6 +31,7 @@ import {
   retryDelay,
   runCredentialCheck,
 } from './credential-check.ts';
+import { replicaFailure } from './replica-failure.ts';
 
 export interface IntegrationDeps {
   view: ClusterView;
@@ -333,11 +334,9 @@ function serviceHealth(
     d.manifest?.colonyContainer && state === 'active'
       ? deps.view.serviceDeployments.get(`${d.ns}/${name}`)
       : undefined;
-  const failure = service?.status?.conditions?.find(
-    (c) => c.type === 'ReplicaFailure' && c.status === 'True',
-  );
+  const failure = replicaFailure(service);
   if (failure) {
-    const message = `Deployment ${name} cannot create pods: ${failure.reason ?? 'ReplicaFailure'}: ${(failure.message ?? '').slice(0, 400)}`;
+    const message = `Deployment ${name} cannot create pods: ${failure}`;
     return { type: 'Degraded', status: 'True', reason: 'ServiceReplicaFailure', message, observedGeneration };
   }
   return {
