@@ -2,6 +2,7 @@
 // (dependsOn, conflicts, and who depends on what) and the members layer's rules.
 import { integrationResourceName } from '../../controller/render/registration.ts';
 import {
+  bindingOrder,
   describeConflict,
   type EnabledInstance,
   surfaceConflicts,
@@ -107,8 +108,6 @@ export function guardSurface(
     b.spec.instanceLabel ??
     integrations.find((i) => i.spec.secretName === b.spec.secretName)?.spec.instanceLabel;
   const mine = integrationResourceName(candidate.manifest.id, candidate.instanceLabel);
-  const order = (b: AgentBindingObject | undefined) =>
-    `${b?.metadata?.creationTimestamp ?? '~'}|${b?.metadata?.name ?? ''}`;
   const existing = bindings.find(
     (b) => b.spec.agentName === agentName && b.spec.secretName === candidate.secretName,
   );
@@ -122,11 +121,11 @@ export function guardSurface(
         manifest: m,
         instanceLabel,
         resourceName: integrationResourceName(m.id, instanceLabel),
-        order: order(b),
+        order: bindingOrder(b),
       },
     ];
   });
-  enabled.push({ ...candidate, resourceName: mine, order: order(existing) });
+  enabled.push({ ...candidate, resourceName: mine, order: bindingOrder(existing) });
   const conflicts = surfaceConflicts(enabled).filter((c) => c.refused === mine || c.holder === mine);
   if (conflicts.length === 0) return;
   throw new ProblemError(

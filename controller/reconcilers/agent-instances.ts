@@ -4,15 +4,12 @@
 import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
 import {
   agentSurfaces,
+  bindingOrder,
   describeConflict,
   type EnabledInstance,
   surfaceConflicts,
 } from '../../integrations/registry/agent-surface.ts';
 import type { Outcome } from './agent-outcome.ts';
-
-/** Earlier bindings count first (creation time, then name), as for the members layer's maxAgents. */
-export const bindingOrder = (b: AgentBindingObject) =>
-  `${b.metadata?.creationTimestamp ?? ''}|${b.metadata?.name ?? ''}`;
 
 type Evaluated = { b: AgentBindingObject; outcome: Outcome };
 

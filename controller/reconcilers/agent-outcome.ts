@@ -1,6 +1,7 @@
 // Pure over the caches: whether one binding can be injected into its agent, and what it brings.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
+import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import {
   agentConfigValues,
@@ -12,7 +13,6 @@ import { type EnabledLayers, filesSecretName } from '../render/agent-layers.ts';
 import { ANNOTATION_ROLES } from '../render/labels.ts';
 import { officeServiceName, officeServiceUrl } from '../render/office-service.ts';
 import type { AgentDeps } from './agent.ts';
-import { bindingOrder } from './agent-instances.ts';
 import { agentWorkload, bindingsOfSecret, integrationForSecret } from './cluster-view.ts';
 import { resultOf } from './credential-check.ts';
 

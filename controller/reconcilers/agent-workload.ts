@@ -10,6 +10,7 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
+import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
 import { appliedHash, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
 import { configMapName, renderAgentLayers } from '../render/agent-layers.ts';
 import {
@@ -22,7 +23,6 @@ import {
 } from '../render/labels.ts';
 import { type ApiFailure, apiFailure, isTransient } from '../runtime/api-failure.ts';
 import type { AgentDeps } from './agent.ts';
-import { bindingOrder } from './agent-instances.ts';
 import type { Outcome } from './agent-outcome.ts';
 import { agentWorkload } from './cluster-view.ts';
 import { envOwners, formClashes } from './field-owners.ts';

@@ -31,6 +31,17 @@ export interface SurfaceConflict {
   refused: string;
 }
 
+/**
+ * Bindings count in creation order (to the second), then by name: earlier ones keep the plain names
+ * and hold a name first. One not created yet counts last.
+ */
+export const bindingOrder = (
+  b: { metadata?: { creationTimestamp?: Date | string; name?: string } } | undefined,
+) =>
+  b?.metadata?.creationTimestamp
+    ? `${new Date(b.metadata.creationTimestamp).toISOString()}|${b.metadata.name ?? ''}`
+    : `~|${b?.metadata?.name ?? ''}`;
+
 /** GITHUB_TOKEN + work-org → GITHUB_TOKEN_WORK_ORG. */
 export const instanceEnvName = (name: string, instanceLabel: string) =>
   `${name}_${instanceLabel.toUpperCase().replaceAll('-', '_')}`;

@@ -9,6 +9,7 @@ import { RESTRICTED_CONTAINER } from '../../../controller/render/pod-security.ts
 import { apiFailure, isTransient } from '../../../controller/runtime/api-failure.ts';
 import {
   agentSurfaces,
+  bindingOrder,
   type EnabledInstance,
   instanceEnvName,
   instanceFilePath,
@@ -81,6 +82,25 @@ describe('agent surfaces', () => {
     expect(conflicts).toEqual([
       { kind: 'file', name: '/home/agent/.config/gh/hosts.yml', holder: 'github-work', refused: 'copy' },
     ]);
+  });
+});
+
+describe('bindingOrder', () => {
+  it('orders by creation time, read as a string or a Date alike, then name; one not created yet last', () => {
+    const at = '2026-11-25T10:00:00Z';
+    expect(bindingOrder({ metadata: { creationTimestamp: at, name: 'a' } })).toBe(
+      bindingOrder({ metadata: { creationTimestamp: new Date(at), name: 'a' } }),
+    );
+    const sorted = [
+      { metadata: { name: 'new' } },
+      { metadata: { creationTimestamp: '2026-11-25T10:00:01Z', name: 'a' } },
+      { metadata: { creationTimestamp: at, name: 'b' } },
+      { metadata: { creationTimestamp: at, name: 'a' } },
+    ]
+      .map((b) => ({ b, k: bindingOrder(b) }))
+      .sort((x, y) => (x.k < y.k ? -1 : 1))
+      .map(({ b }) => `${b.metadata.creationTimestamp ?? '-'} ${b.metadata.name}`);
+    expect(sorted).toEqual([`${at} a`, `${at} b`, '2026-11-25T10:00:01Z a', '- new']);
   });
 });
 
