@@ -3,7 +3,7 @@
 // holds, not what V8 has yet to collect); and the chart's memory limit and heap cap.
 import { loadAllYaml, type V1Deployment } from '@kubernetes/client-node';
 import { freePort, startControllerProcess } from '../../support/controller-process.ts';
-import { chartDir, helm } from '../../support/helm.ts';
+import { chartDir, helm, setJson } from '../../support/helm.ts';
 import { type Snapshot, settle, sleep, snapshot, waitFor } from './snapshot.ts';
 
 /** Asks the process behind an inspector port for a full garbage collection. */
@@ -73,7 +73,9 @@ export interface ChartController {
 
 /** The controller's memory limit and NODE_OPTIONS, as `helm template` renders the chart's defaults. */
 export function chartController(): ChartController {
-  const docs = loadAllYaml(helm(['template', 'x', chartDir])) as V1Deployment[];
+  // The defaults, with a fixed token: a render without a cluster may not generate one.
+  const token = setJson({ 'secrets.bootstrapToken': 'a-bench-render-token-0123456789' });
+  const docs = loadAllYaml(helm(['template', 'x', chartDir, ...token])) as V1Deployment[];
   const container = docs.find((d) => d.kind === 'Deployment' && d.metadata?.name === 'x-colony-controller')
     ?.spec?.template.spec?.containers[0];
   const limit = String(container?.resources?.limits?.memory ?? '');
