@@ -1,7 +1,7 @@
 // The AgentBinding custom resource (colony.ai/v1alpha1): one integration toggled for one agent.
 import { z } from 'zod';
 import { dnsLabel } from '../../integrations/registry/names.ts';
-import { conditionsOf, immutableName } from './conditions.ts';
+import { conditionsOf, immutableName, observedGenerationField } from './conditions.ts';
 
 // Which agent and which configured integration a binding is about never changes (the API names the
 // binding after them); only the toggle and the agent's settings do.
@@ -45,12 +45,7 @@ export const agentBindingSpecSchema = z
 
 export const agentBindingStatusSchema = z
   .strictObject({
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('The metadata.generation the controller last acted on'),
+    observedGeneration: observedGenerationField,
     conditions: conditionsOf(
       'Available: True when the env vars are in the agent pod template (reason Injected). Degraded: True when something needs attention. Both carry the reason',
     ),

@@ -28,6 +28,14 @@ export const conditionSchema = z
 
 export type Condition = z.infer<typeof conditionSchema>;
 
+/** A status's observedGeneration, as both kinds carry it. */
+export const observedGenerationField = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe('The metadata.generation the controller last acted on');
+
 /** The conditions list of a kind's status, described for that kind. */
 export const conditionsOf = (description: string) =>
   z.array(conditionSchema).optional().describe(description);

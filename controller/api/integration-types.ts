@@ -1,7 +1,7 @@
 // The Integration custom resource (colony.ai/v1alpha1): one configured integration in one office.
 import { z } from 'zod';
 import { dnsLabel } from '../../integrations/registry/names.ts';
-import { conditionsOf, immutableName } from './conditions.ts';
+import { conditionsOf, immutableName, observedGenerationField } from './conditions.ts';
 
 // What identifies the configuration (the resource and Secret names derive from it) never changes:
 // the controller names per-office services, databases and files after it.
@@ -57,12 +57,7 @@ export const registrationSchema = z
 
 export const integrationStatusSchema = z
   .strictObject({
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('The metadata.generation the controller last acted on'),
+    observedGeneration: observedGenerationField,
     registration: registrationSchema.optional(),
     conditions: conditionsOf(
       'Available: True (reason Configured or Active) when the credentials are complete and accepted; False with the reason otherwise. Degraded: True (ServiceReplicaFailure) when the per-office service cannot create pods. CredentialVerified: whether the provider accepted the credentials (absent when checks are off)',
