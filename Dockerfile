@@ -45,9 +45,11 @@ ENV NODE_ENV=production \
     COLONY_CONTROLLER_PORT=8081
 COPY --from=deps --chown=0:0 /app/node_modules ./node_modules
 COPY --chown=0:0 package.json ./
-# The controller reads the API's config loader and the office types, so both trees ship in each image.
+# The controller's entry point reads the API's config loader, so both trees ship in each image.
+COPY --chown=0:0 main ./main
 COPY --chown=0:0 api ./api
 COPY --chown=0:0 controller ./controller
+COPY --chown=0:0 cluster ./cluster
 COPY --chown=0:0 integrations ./integrations
 USER 65532:65532
 # The entrypoint is node itself; the command is the component's entry file.
@@ -56,12 +58,12 @@ ENTRYPOINT ["/nodejs/bin/node"]
 # The controller alone: `docker build --target controller -t colony-controller .`
 FROM runtime AS controller
 EXPOSE 8081
-CMD ["controller/main.ts"]
+CMD ["main/controller.ts"]
 
 # The API (the default target), which also carries what it serves to agents: skills and docs. The
-# chart runs both components from this image, passing controller/main.ts to the controller.
+# chart runs both components from this image, passing main/controller.ts to the controller.
 FROM runtime AS api
 COPY --chown=0:0 skills ./skills
 COPY --chown=0:0 docs ./docs
 EXPOSE 8080 8081
-CMD ["api/main.ts"]
+CMD ["main/api.ts"]

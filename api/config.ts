@@ -1,7 +1,7 @@
 // Reads Colony's configuration from the environment, validated by one zod schema.
 import { z } from 'zod';
+import { VERSION } from '../cluster/version.ts';
 import { dnsLabel } from '../integrations/registry/names.ts';
-import { VERSION } from './version.ts';
 
 const booleanish = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -8,6 +8,8 @@ import {
   jsonSchemaTransformObject,
   serializerCompiler as validatingSerializer,
 } from 'fastify-type-provider-zod';
+import { loadKubeConfig } from '../cluster/kube-config.ts';
+import { VERSION } from '../cluster/version.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
 import { BackupServices } from './backups/backup-services.ts';
@@ -25,11 +27,7 @@ import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
 import { loadPriceList } from './domain/pricing/price-list.ts';
 import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
-import {
-  controllerLeaseProbe,
-  kubernetesApiProbe,
-  loadKubeConfig,
-} from './domain/status/kubernetes-probes.ts';
+import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { registerIdentity } from './identity/plugin.ts';
@@ -50,7 +48,6 @@ import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter
 import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
 import { requestIdFrom } from './shared/request-id.ts';
 import { openStorage, type Storage } from './storage/storage.ts';
-import { VERSION } from './version.ts';
 
 export interface BuildOptions {
   /** Use this storage instead of opening the configured one (the caller then closes it). */

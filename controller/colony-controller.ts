@@ -10,10 +10,21 @@ import type {
   V1Secret,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { AgentBindingObject, IntegrationObject } from '../api/office/office-cluster.ts';
-import { VERSION } from '../api/version.ts';
+import { serverSideApplier } from '../cluster/apply.ts';
+import { API_VERSION } from '../cluster/crds/crds.ts';
+import {
+  FIELD_MANAGER,
+  LABEL_AGENT,
+  LABEL_GENERATED,
+  LABEL_INSTANCE,
+  LABEL_INTEGRATION,
+  LABEL_MANAGED_BY,
+  MANAGED_BY,
+} from '../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../cluster/objects.ts';
+import { integrationResourceName } from '../cluster/registration.ts';
+import { VERSION } from '../cluster/version.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
-import { API_VERSION } from './api/crds.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { type AgentDeps, reconcileAgent } from './reconcilers/agent.ts';
 import {
@@ -36,19 +47,8 @@ import { type DatabaseLayer, postgresDatabaseLayer } from './reconcilers/databas
 import { type IntegrationDeps, reconcileIntegration } from './reconcilers/integration.ts';
 import { replicaFailure } from './reconcilers/replica-failure.ts';
 import { INIT_CONTAINER } from './render/init-script.ts';
-import {
-  FIELD_MANAGER,
-  LABEL_AGENT,
-  LABEL_GENERATED,
-  LABEL_INSTANCE,
-  LABEL_INTEGRATION,
-  LABEL_MANAGED_BY,
-  MANAGED_BY,
-} from './render/labels.ts';
 import type { PodSecurity } from './render/pod-security.ts';
 import { podSecurityOf } from './render/pod-security.ts';
-import { integrationResourceName } from './render/registration.ts';
-import { serverSideApplier } from './runtime/apply.ts';
 import { eventRecorder } from './runtime/events.ts';
 import { Informer } from './runtime/informer.ts';
 import { listWatchSource } from './runtime/list-watch-source.ts';

@@ -5,10 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
+import { LABEL_OFFICE } from '../cluster/labels.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import { ColonyController, type ColonyControllerOptions } from './colony-controller.ts';
 import type { ControllerMetrics, ControllerState } from './metrics.ts';
-import { LABEL_OFFICE } from './render/labels.ts';
 import { countingKubeConfig } from './runtime/counting-kube-config.ts';
 import { LeaderElector } from './runtime/leader-election.ts';
 
@@ -33,7 +33,7 @@ export function controllerState(running: RunningController): ControllerState {
 
 export const DEFAULT_CONTROLLER_LEASE = 'colony-system/colony-controller';
 
-export async function runController(opts: {
+export interface RunControllerOptions {
   kc: KubeConfig;
   registry: IntegrationRegistry;
   /** `<namespace>/<name>` of the leader Lease; DEFAULT_CONTROLLER_LEASE when not configured. */
@@ -56,7 +56,9 @@ export async function runController(opts: {
     | 'officeDatabaseAgentHost'
     | 'trimCache'
   >;
-}): Promise<RunningController> {
+}
+
+export async function runController(opts: RunControllerOptions): Promise<RunningController> {
   const [namespace = '', name = ''] = (opts.lease ?? DEFAULT_CONTROLLER_LEASE).split('/');
   const metrics = opts.metrics;
   // Every request of this replica, leader election included, is counted when metrics are wanted.

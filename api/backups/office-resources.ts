@@ -2,9 +2,9 @@
 // they reference. Specs go to the blob store; Secret values only ever into one Secret per snapshot
 // in the office namespace, from which a restore reads them back.
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { API_VERSION } from '../../controller/api/crds.ts';
-import { LABEL_OFFICE } from '../../controller/render/labels.ts';
-import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+import { type Applier, serverSideApplier } from '../../cluster/apply.ts';
+import { API_VERSION } from '../../cluster/crds/crds.ts';
+import { LABEL_OFFICE } from '../../cluster/labels.ts';
 import { API_FIELD_MANAGER, OfficeCluster } from '../office/office-cluster.ts';
 import { type BlobStore, readBlobText } from './blob-store.ts';
 import {

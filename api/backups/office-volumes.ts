@@ -1,7 +1,7 @@
 // Part 3 of a snapshot: the office's PersistentVolumeClaims as CSI VolumeSnapshots where the cluster
 // can take them; every other claim is reported as skipped with the reason.
 import { ApisApi, CoreV1Api, CustomObjectsApi, type KubeConfig, StorageV1Api } from '@kubernetes/client-node';
-import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+import { type Applier, serverSideApplier } from '../../cluster/apply.ts';
 import { API_FIELD_MANAGER } from '../office/office-cluster.ts';
 import { type BlobStore, readBlobText } from './blob-store.ts';
 import { LABEL_SNAPSHOT, snapshotLabels } from './render-resources.ts';

@@ -1,5 +1,5 @@
 // Pure: names, SQL and checks for part 2 (the office database dump and its restore).
-import { officeDatabase } from '../../controller/render/database-names.ts';
+import { officeDatabase } from '../../cluster/database-names.ts';
 
 /** The office's database, named by the integrations' database layer, which creates it. */
 export const officeDatabaseName = officeDatabase;

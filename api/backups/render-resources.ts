@@ -1,7 +1,7 @@
 // Pure: what part 1 of a snapshot records, the per-snapshot Secret, and the objects a restore applies.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
-import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../controller/render/labels.ts';
-import type { AgentBindingObject, IntegrationObject } from '../office/office-cluster.ts';
+import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 
 export const LABEL_SNAPSHOT = 'colony.ai/snapshot';
 export const LABEL_COMPONENT = 'app.kubernetes.io/component';

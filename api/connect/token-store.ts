@@ -1,8 +1,8 @@
 // Puts a Connect flow's tokens where they belong: only in the integration's Secret (with the
 // Integration resource beside it, as a credential save does); the database keeps only the expiry.
 
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
-import { integrationResourceName } from '../../controller/render/registration.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
+import { integrationResourceName } from '../../cluster/registration.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import type { OfficeCluster } from '../office/office-cluster.ts';

@@ -1,8 +1,8 @@
 // Discovery documents: OpenAPI, llms.txt, auth.md, the A2A agent card, the skills index.
 // (/signup is an identity page: api/identity/pages/.)
 import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../../cluster/version.ts';
 import { type ProblemCode, problemCatalogue } from '../shared/problem.ts';
-import { VERSION } from '../version.ts';
 import { buildAgentCard } from './agent-card.ts';
 import { availableDocs, docTitle, readDoc } from './docs-source.ts';
 import { buildLlmsFullTxt, buildLlmsTxt } from './llms-txt.ts';

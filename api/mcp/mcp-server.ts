@@ -5,11 +5,11 @@ import {
   type McpHttpHandler,
   McpServer,
 } from '@modelcontextprotocol/server';
+import { VERSION } from '../../cluster/version.ts';
 import type { AppServices } from '../app-services.ts';
 import { availableDocs, readDoc } from '../discovery/docs-source.ts';
 import { SkillsListing } from '../public/skills-listing.ts';
 import type { Principal } from '../shared/identity.ts';
-import { VERSION } from '../version.ts';
 import { type DocSection, docSections } from './docs-search.ts';
 import { registerMemoryTools } from './memory-tools.ts';
 import { registerPublicTools } from './public-tools.ts';

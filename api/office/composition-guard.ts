@@ -1,6 +1,8 @@
 // Refusals of the office-manager API that depend on what else the office has: composability
 // (dependsOn, conflicts, and who depends on what) and the members layer's rules.
-import { integrationResourceName } from '../../controller/render/registration.ts';
+
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
+import { integrationResourceName } from '../../cluster/registration.ts';
 import {
   bindingOrder,
   describeConflict,
@@ -12,7 +14,6 @@ import type { IntegrationRegistry } from '../../integrations/registry/load-regis
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { type MemberCandidate, memberViolations } from '../../integrations/registry/members-rules.ts';
 import { ProblemError } from '../shared/problem.ts';
-import type { AgentBindingObject, IntegrationObject } from './office-cluster.ts';
 
 const ids = (list: { spec: { integrationId: string } }[]) => [
   ...new Set(list.map((x) => x.spec.integrationId)),

@@ -8,23 +8,21 @@ import {
   KubernetesObjectApi,
   type V1Secret,
 } from '@kubernetes/client-node';
-import type { AgentBindingSpec, AgentBindingStatus } from '../../controller/api/agent-binding-types.ts';
-import { API_VERSION, GROUP, VERSION } from '../../controller/api/crds.ts';
-import type { IntegrationSpec, IntegrationStatus } from '../../controller/api/integration-types.ts';
+import { type Applier, serverSideApplier } from '../../cluster/apply.ts';
+import type { AgentBindingSpec, AgentBindingStatus } from '../../cluster/crds/agent-binding-types.ts';
+import { API_VERSION, GROUP, VERSION } from '../../cluster/crds/crds.ts';
+import type { IntegrationSpec, IntegrationStatus } from '../../cluster/crds/integration-types.ts';
 import {
   ANNOTATION_ROLES,
   LABEL_AGENT,
   LABEL_MANAGED_BY,
   LABEL_OFFICE,
   MANAGED_BY,
-} from '../../controller/render/labels.ts';
-import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+} from '../../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import { parseRoles } from '../../integrations/registry/members-rules.ts';
 
 export const API_FIELD_MANAGER = 'colony-api';
-
-export type IntegrationObject = KubernetesObject & { spec: IntegrationSpec; status?: IntegrationStatus };
-export type AgentBindingObject = KubernetesObject & { spec: AgentBindingSpec; status?: AgentBindingStatus };
 
 const notFound = (err: unknown) => (err as { code?: number }).code === 404;
 

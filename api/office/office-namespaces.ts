@@ -8,8 +8,8 @@ import {
   KubernetesObjectApi,
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
-import { LABEL_OFFICE } from '../../controller/render/labels.ts';
-import { type Applier, serverSideApplier } from '../../controller/runtime/apply.ts';
+import { type Applier, serverSideApplier } from '../../cluster/apply.ts';
+import { LABEL_OFFICE } from '../../cluster/labels.ts';
 import type { OfficeGrant } from '../config.ts';
 import { API_FIELD_MANAGER } from './office-cluster.ts';
 import { officeNamespaceObject, officeRoleBindings } from './render-office-grants.ts';

@@ -4,9 +4,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { renderCredentialFiles } from '../../controller/render/integration-layers.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
-import { integrationResourceName, registrationEntry } from '../../controller/render/registration.ts';
+import { renderCredentialFiles } from '../../cluster/credential-files.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
+import { integrationResourceName, registrationEntry } from '../../cluster/registration.ts';
 import { recommendations } from '../../integrations/registry/composition.ts';
 import { registerMemberRoutes } from '../identity/offices/members-routes.ts';
 import { problemResponses } from '../public/problem-responses.ts';

@@ -1,7 +1,7 @@
 // Offices mode: the RoleBindings that give Colony its rights in one office namespace, one per grant
 // (a ClusterRole for a ServiceAccount), each named after its ClusterRole.
 import type { V1Namespace, V1RoleBinding } from '@kubernetes/client-node';
-import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../controller/render/labels.ts';
+import { LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../cluster/labels.ts';
 import type { OfficeGrant } from '../config.ts';
 
 /** The longest office ID whose default namespace name, office-<id>, is still a DNS label. */

@@ -1,7 +1,7 @@
 // zod schemas of the office-manager API (spec 4.7).
 import { z } from 'zod';
-import { conditionSchema } from '../../controller/api/conditions.ts';
-import { registrationSchema as controllerRegistrationSchema } from '../../controller/api/integration-types.ts';
+import { conditionSchema } from '../../cluster/crds/conditions.ts';
+import { registrationSchema as controllerRegistrationSchema } from '../../cluster/crds/integration-types.ts';
 import { dnsLabel } from '../../integrations/registry/names.ts';
 
 export const officeParams = z.strictObject({ officeID: dnsLabel });

@@ -2,9 +2,10 @@
 // schedules. State lives in storage, so it survives restarts; every creation is claimed by one
 // statement, so two replicas never file the same run twice.
 import type { FastifyBaseLogger } from 'fastify';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import { type DesiredSchedule, scheduleId, type TasksRepo } from '../storage/tasks-repo.ts';
-import type { AgentBindingObject, IntegrationObject, OfficeCluster } from './office-cluster.ts';
+import type { OfficeCluster } from './office-cluster.ts';
 import { desiredSchedules, nextRun } from './task-schedules.ts';
 
 export interface TaskSchedulerOptions {

@@ -1,9 +1,9 @@
 // Pure: which task templates should be scheduled in each office (those of integrations enabled for
 // at least one agent), and when a cron schedule next fires.
 import { CronExpressionParser } from 'cron-parser';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { DesiredSchedule } from '../storage/tasks-repo.ts';
-import type { AgentBindingObject, IntegrationObject } from './office-cluster.ts';
 
 /** The first firing strictly after `after` (epoch ms), in the template's time zone. */
 export function nextRun(cron: string, timezone: string, after: number): number {

@@ -1,7 +1,7 @@
 // Pure: the names each enabled binding of one agent occupies (see agent-surface.ts). Instances of
 // one integration get their own env names and file paths; a binding that would take a name another
 // one already holds is refused here, so one collision never blocks the agent's other changes.
-import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
+import type { AgentBindingObject } from '../../cluster/objects.ts';
 import {
   agentSurfaces,
   bindingOrder,

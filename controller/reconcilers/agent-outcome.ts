@@ -1,6 +1,8 @@
 // Pure over the caches: whether one binding can be injected into its agent, and what it brings.
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
+import { filesSecretName } from '../../cluster/credential-files.ts';
+import { ANNOTATION_ROLES } from '../../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import {
@@ -9,8 +11,7 @@ import {
   parseRoles,
 } from '../../integrations/registry/members-rules.ts';
 import type { Injection } from '../render/agent-env.ts';
-import { type EnabledLayers, filesSecretName } from '../render/agent-layers.ts';
-import { ANNOTATION_ROLES } from '../render/labels.ts';
+import type { EnabledLayers } from '../render/agent-layers.ts';
 import { officeServiceName, officeServiceUrl } from '../render/office-service.ts';
 import type { AgentDeps } from './agent.ts';
 import { agentWorkload, bindingsOfSecret, integrationForSecret } from './cluster-view.ts';

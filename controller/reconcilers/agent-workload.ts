@@ -9,10 +9,6 @@ import type {
   V1EnvVar,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
-import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
-import { appliedHash, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
-import { configMapName, renderAgentLayers } from '../render/agent-layers.ts';
 import {
   ANNOTATION_AGENT_CONTAINER,
   ANNOTATION_APPLIED,
@@ -20,7 +16,11 @@ import {
   LABEL_AGENT,
   LABEL_MANAGED_BY,
   MANAGED_BY,
-} from '../render/labels.ts';
+} from '../../cluster/labels.ts';
+import type { AgentBindingObject } from '../../cluster/objects.ts';
+import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
+import { appliedHash, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
+import { configMapName, renderAgentLayers } from '../render/agent-layers.ts';
 import { type ApiFailure, apiFailure, isTransient } from '../runtime/api-failure.ts';
 import type { AgentDeps } from './agent.ts';
 import type { Outcome } from './agent-outcome.ts';

@@ -1,11 +1,11 @@
 // Reconciles one agent (namespace + agent name): injects the env vars and layers of every enabled,
 // valid binding into its workload and reports each binding's outcome in its status.
 import type { V1SecurityContext } from '@kubernetes/client-node';
-import type { AgentBindingObject } from '../../api/office/office-cluster.ts';
+import type { Applier } from '../../cluster/apply.ts';
+import type { AgentBindingObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import { renderEnv } from '../render/agent-env.ts';
 import { INIT_CONTAINER, INIT_FAILURE } from '../render/init-script.ts';
-import type { Applier } from '../runtime/apply.ts';
 import { sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { nameInstances } from './agent-instances.ts';

@@ -13,7 +13,7 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import { pick, stripMetadata, trimMetadata } from '../runtime/cache-transform.ts';
 
 const head = (o: KubernetesObject) => ({

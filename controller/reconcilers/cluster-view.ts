@@ -7,8 +7,8 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
-import { LABEL_AGENT } from '../render/labels.ts';
+import { LABEL_AGENT } from '../../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import type { SharedInformer as Informer } from '../runtime/multi-namespace-informer.ts';
 
 export interface ClusterView {

@@ -1,6 +1,6 @@
 // Runs the credentialCheck layer's request and words the verdict; never puts a credential in it.
 // Three verdicts: the provider accepted the credentials, refused them, or could not be asked.
-import type { IntegrationStatus } from '../api/integration-types.ts';
+import type { IntegrationStatus } from '../../cluster/crds/integration-types.ts';
 import type { CheckRequest } from '../render/integration-layers.ts';
 
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;

@@ -4,11 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import pg from 'pg';
-import type { AgentBindingObject, IntegrationObject } from '../../api/office/office-cluster.ts';
-import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import { databaseUrlEnv, type IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
-import { API_VERSION } from '../api/crds.ts';
-import type { Injection } from '../render/agent-env.ts';
+import type { Applier } from '../../cluster/apply.ts';
+import { API_VERSION } from '../../cluster/crds/crds.ts';
 import {
   agentRole,
   DATABASE_FINALIZER,
@@ -17,9 +14,12 @@ import {
   integrationSchema,
   officeDatabase,
   q,
-} from '../render/database-names.ts';
-import { LABEL_GENERATED, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../render/labels.ts';
-import type { Applier } from '../runtime/apply.ts';
+} from '../../cluster/database-names.ts';
+import { LABEL_GENERATED, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from '../../cluster/labels.ts';
+import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
+import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
+import { databaseUrlEnv, type IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import type { Injection } from '../render/agent-env.ts';
 import type { ClusterView } from './cluster-view.ts';
 
 export interface DatabaseLayer {

@@ -2,7 +2,7 @@
 // secretKeyRef with a plain value (kubectl edit, another controller) makes a forced apply invalid,
 // since one env entry cannot carry both; such names are held back and reported instead.
 import type { KubernetesObject, V1Container, V1EnvVar } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '../render/labels.ts';
+import { FIELD_MANAGER } from '../../cluster/labels.ts';
 
 /** The names whose current entry holds the other form (value vs valueFrom) from the one we render. */
 export function formClashes(container: V1Container, desired: readonly V1EnvVar[]): string[] {

@@ -2,22 +2,22 @@
 // service the Deployment, Service and PVC, started the first time an agent enables it and torn down
 // (PVC kept) when none does.
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { IntegrationObject } from '../../api/office/office-cluster.ts';
-import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { IntegrationStatus, Registration } from '../api/integration-types.ts';
-import { driveClaimName, filesSecretName } from '../render/agent-layers.ts';
+import type { Applier } from '../../cluster/apply.ts';
+import type { IntegrationStatus, Registration } from '../../cluster/crds/integration-types.ts';
 import {
   decodeSecretData,
+  filesSecretName,
   type IntegrationContext,
-  renderCredentialCheck,
   renderCredentialFiles,
-  renderSharedDriveClaim,
-} from '../render/integration-layers.ts';
-import { ANNOTATION_SPEC_HASH } from '../render/labels.ts';
+} from '../../cluster/credential-files.ts';
+import { ANNOTATION_SPEC_HASH } from '../../cluster/labels.ts';
+import type { IntegrationObject } from '../../cluster/objects.ts';
+import { registrationEntry, sameRegistration } from '../../cluster/registration.ts';
+import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
+import { driveClaimName } from '../render/agent-layers.ts';
+import { renderCredentialCheck, renderSharedDriveClaim } from '../render/integration-layers.ts';
 import { officeServiceName, renderOfficeService } from '../render/office-service.ts';
 import type { PodSecurity } from '../render/pod-security.ts';
-import { registrationEntry, sameRegistration } from '../render/registration.ts';
-import type { Applier } from '../runtime/apply.ts';
 import { type NewCondition, removeCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';

@@ -3,9 +3,14 @@
 // manager, so dropping an entry from this object removes exactly that entry from the workload.
 import { createHash } from 'node:crypto';
 import type { V1EnvVar } from '@kubernetes/client-node';
+import {
+  ANNOTATION_APPLIED,
+  ANNOTATION_CHECKSUM,
+  ANNOTATION_INJECTED,
+  LABEL_AGENT,
+} from '../../cluster/labels.ts';
 import { isReservedEnvKey } from '../../integrations/registry/reserved-keys.ts';
 import type { AgentLayers } from './agent-layers.ts';
-import { ANNOTATION_APPLIED, ANNOTATION_CHECKSUM, ANNOTATION_INJECTED, LABEL_AGENT } from './labels.ts';
 
 export interface Injection {
   integrationId: string;

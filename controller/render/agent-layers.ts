@@ -45,7 +45,6 @@ const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(
 const volumeName = (prefix: string, name: string) =>
   `${prefix}-${name}`.length <= 63 ? `${prefix}-${name}` : `${prefix}-${short(name)}`;
 
-export const filesSecretName = (secretName: string) => `${secretName}-files`;
 export const configMapName = (agentName: string) => `${agentName}-colony-integrations`;
 export const driveClaimName = (resourceName: string) => `colony-drive-${resourceName}`;
 export const driveMountPath = (resourceName: string) => `${SHARED_DRIVE_ROOT}/${resourceName}`;

@@ -4,7 +4,6 @@
 
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1EnvVar, V1PersistentVolumeClaim, V1Service } from '@kubernetes/client-node';
-import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import {
   ANNOTATION_SPEC_HASH,
   LABEL_INSTANCE,
@@ -12,7 +11,8 @@ import {
   LABEL_MANAGED_BY,
   LABEL_OFFICE,
   MANAGED_BY,
-} from './labels.ts';
+} from '../../cluster/labels.ts';
+import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { DEFAULT_POD_SECURITY, type PodSecurity } from './pod-security.ts';
 
 export interface OfficeServiceArgs {

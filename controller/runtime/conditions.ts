@@ -1,5 +1,5 @@
 // Pure: maintaining metav1.Condition lists the way Kubernetes controllers do.
-import type { Condition } from '../api/conditions.ts';
+import type { Condition } from '../../cluster/crds/conditions.ts';
 
 export type NewCondition = Omit<Condition, 'lastTransitionTime'>;
 

@@ -1,6 +1,6 @@
 // Writes the status subresource of our custom resources with server-side apply.
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, VERSION } from '../api/crds.ts';
+import { API_VERSION, GROUP, VERSION } from '../../cluster/crds/crds.ts';
 
 export interface StatusWriter {
   write(

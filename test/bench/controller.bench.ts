@@ -18,8 +18,8 @@ import {
   setHeaderOptions,
   V1MicroTime,
 } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
-import { FIELD_MANAGER } from '../../controller/render/labels.ts';
+import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
+import { FIELD_MANAGER } from '../../cluster/labels.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.ts';
 import { installCrds } from '../support/kube.ts';

@@ -16,13 +16,14 @@ import {
   PatchStrategy,
 } from '@kubernetes/client-node';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
+import { renderCredentialFiles } from '../../cluster/credential-files.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
+import { ANNOTATION_ROLES } from '../../cluster/labels.ts';
+import { integrationResourceName } from '../../cluster/registration.ts';
 import { type Injection, NO_LAYERS, renderAgentEnvApply } from '../../controller/render/agent-env.ts';
 import { type EnabledLayers, renderAgentLayers } from '../../controller/render/agent-layers.ts';
-import { renderCredentialFiles, renderSharedDriveClaim } from '../../controller/render/integration-layers.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
-import { ANNOTATION_ROLES } from '../../controller/render/labels.ts';
-import { integrationResourceName } from '../../controller/render/registration.ts';
+import { renderSharedDriveClaim } from '../../controller/render/integration-layers.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import {
   INSTANCE_LABEL,

@@ -2,8 +2,8 @@
 // user's alone, removes exactly Colony's entries, and the pods kwok runs carry the variables.
 import { AppsV1Api, CoreV1Api, type V1StatefulSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverSideApplier } from '../../cluster/apply.ts';
 import { type Injection, renderAgentEnvApply } from '../../controller/render/agent-env.ts';
-import { serverSideApplier } from '../../controller/runtime/apply.ts';
 import { kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRestoreId } from '../../api/backups/snapshot-model.ts';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
 import {
   BOOTSTRAP,
   bearer,

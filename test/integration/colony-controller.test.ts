@@ -3,9 +3,9 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { agentStatefulSet } from '../support/agents.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';

@@ -8,7 +8,7 @@ import { startControllerProcess } from '../support/controller-process.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
 import { eventually } from '../support/server.ts';
 
-describe('the controller process (controller/main.ts)', () => {
+describe('the controller process (main/controller.ts)', () => {
   it('leads, reports ready and exposes metrics, then releases its Lease on SIGTERM', async () => {
     await installCrds();
     // Namespaced mode on a namespace of its own keeps it off the other tests' objects.

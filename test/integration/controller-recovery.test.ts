@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { AppsV1Api, CoordinationV1Api, type V1StatefulSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';

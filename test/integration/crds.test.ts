@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API_VERSION, buildCrd, GROUP, kinds, VERSION } from '../../controller/api/crds.ts';
+import { API_VERSION, buildCrd, GROUP, kinds, VERSION } from '../../cluster/crds/crds.ts';
 import { installCrds, kubeConfig, kubectl, withNamespace } from '../support/kube.ts';
 
 let ns: Awaited<ReturnType<typeof withNamespace>>;

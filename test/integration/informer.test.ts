@@ -8,8 +8,10 @@ import {
   type V1StatefulSet,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentBindingObject, OfficeCluster } from '../../api/office/office-cluster.ts';
-import { API_VERSION, GROUP, VERSION } from '../../controller/api/crds.ts';
+import { OfficeCluster } from '../../api/office/office-cluster.ts';
+import { API_VERSION, GROUP, VERSION } from '../../cluster/crds/crds.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
+import type { AgentBindingObject } from '../../cluster/objects.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import {
   cachedBinding,
@@ -18,7 +20,6 @@ import {
   cachedSecret,
   cachedWorkload,
 } from '../../controller/reconcilers/cached-fields.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { LAST_APPLIED } from '../../controller/runtime/cache-transform.ts';
 import { Informer } from '../../controller/runtime/informer.ts';
 import { listWatchSource } from '../../controller/runtime/list-watch-source.ts';

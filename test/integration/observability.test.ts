@@ -130,8 +130,8 @@ async function expectManagerApiOnItsOwnPort(port: number, managerPort: number): 
   expect((await fetch(`http://127.0.0.1:${managerPort}/api/v1/pricing`)).status).toBe(404);
 }
 
-describe('the server process (api/main.ts)', () => {
-  const main = new URL('../../api/main.ts', import.meta.url).pathname;
+describe('the server process (main/api.ts)', () => {
+  const main = new URL('../../main/api.ts', import.meta.url).pathname;
 
   it('serves on its port, keeps secrets out of its logs and exits 0 after SIGTERM', async () => {
     const port = await freePort();

@@ -2,7 +2,7 @@
 // against the registry, idempotent, and never echoing a secret value.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, VERSION } from '../../controller/api/crds.ts';
+import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
 import { InjectBrowser } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

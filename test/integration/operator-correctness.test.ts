@@ -13,9 +13,10 @@ import {
   type V1EnvVar,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentBindingObject, OfficeCluster } from '../../api/office/office-cluster.ts';
+import { OfficeCluster } from '../../api/office/office-cluster.ts';
+import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
+import type { AgentBindingObject } from '../../cluster/objects.ts';
 import { ColonyController, type ColonyControllerOptions } from '../../controller/colony-controller.ts';
-import { renderIntegrationSecret } from '../../controller/render/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';

@@ -1,4 +1,4 @@
-// Runs `npm run controller` (controller/main.ts) as a real child process against the test cluster,
+// Runs `npm run controller` (main/controller.ts) as a real child process against the test cluster,
 // scoped to one namespace, so tests can kill it, restart it and run two of them for failover.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -45,7 +45,7 @@ export async function startControllerProcess(opts: {
   };
   if (opts.namespace) env.COLONY_WATCH_NAMESPACE = opts.namespace;
   else delete env.COLONY_WATCH_NAMESPACE;
-  const child = spawn(process.execPath, [new URL('../../controller/main.ts', import.meta.url).pathname], {
+  const child = spawn(process.execPath, [new URL('../../main/controller.ts', import.meta.url).pathname], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,14 +1,6 @@
 // Probes of the Kubernetes API and of the controller's leader Lease, used when a cluster is configured.
-import { CoordinationV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { Probe } from './probes.ts';
-
-export function loadKubeConfig(opts: { kubeconfig?: string | undefined; inCluster: boolean }): KubeConfig {
-  const kc = new KubeConfig();
-  if (opts.inCluster) kc.loadFromCluster();
-  else if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-  else kc.loadFromDefault();
-  return kc;
-}
 
 export function kubernetesApiProbe(kc: KubeConfig): Probe {
   const api = kc.makeApiClient(VersionApi);

@@ -12,8 +12,8 @@ import {
   type V1StatefulSet,
 } from '@kubernetes/client-node';
 import { OfficeCluster } from '../../../api/office/office-cluster.ts';
-import { GROUP, VERSION } from '../../../controller/api/crds.ts';
-import { renderIntegrationSecret } from '../../../controller/render/integration-secret.ts';
+import { GROUP, VERSION } from '../../../cluster/crds/crds.ts';
+import { renderIntegrationSecret } from '../../../cluster/integration-secret.ts';
 import type { IntegrationRegistry } from '../../../integrations/registry/load-registry.ts';
 import { onKwokNodes } from '../../support/kube.ts';
 

@@ -71,7 +71,7 @@ export async function startLocal(admin: KubeConfig, officeNamespace: string): Pr
     const controllerPort = await freePort();
     controller = spawnLogged(
       'controller',
-      [process.execPath, 'controller/main.ts'],
+      [process.execPath, 'main/controller.ts'],
       {
         ...base,
         KUBECONFIG: await serviceAccountKubeconfig(
@@ -88,7 +88,7 @@ export async function startLocal(admin: KubeConfig, officeNamespace: string): Pr
     const apiPort = await freePort();
     api = spawnLogged(
       'api',
-      [process.execPath, 'api/main.ts'],
+      [process.execPath, 'main/api.ts'],
       {
         ...base,
         KUBECONFIG: await serviceAccountKubeconfig(admin, namespace, `${name}-api`, join(dir, 'api.kc')),

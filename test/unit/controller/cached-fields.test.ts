@@ -1,7 +1,7 @@
 // The cache transforms keep exactly what the reconcilers read of each kind.
 import type { V1Deployment, V1ObjectMeta, V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { AgentBindingObject } from '../../../api/office/office-cluster.ts';
+import type { AgentBindingObject } from '../../../cluster/objects.ts';
 import {
   cachedBinding,
   cachedPod,

@@ -1,12 +1,12 @@
 // Pure renderers: integration Secret, agent env apply body, per-office service objects.
 import { describe, expect, it } from 'vitest';
+import { renderIntegrationSecret } from '../../../cluster/integration-secret.ts';
 import {
   credentialsChecksum,
   type Injection,
   renderAgentEnvApply,
   renderEnv,
 } from '../../../controller/render/agent-env.ts';
-import { renderIntegrationSecret } from '../../../controller/render/integration-secret.ts';
 import {
   officeServiceUrl,
   renderOfficeService,

@@ -1,4 +1,4 @@
-// The running version, read once from package.json.
+// The release version, read once from package.json: it tags the images Colony runs in the cluster.
 import { readFileSync } from 'node:fs';
 
 export const VERSION: string = (

@@ -1,9 +1,10 @@
 // Entry point of `npm start`: loads config, serves the API, shuts down gracefully on SIGTERM/SIGINT.
 
-import { createControllerMetrics, registerControllerGauges } from '../controller/metrics.ts';
+import { loadConfigOrExit } from '../api/config.ts';
+import { buildServer } from '../api/server.ts';
+import { registerControllerGauges } from '../controller/metrics.ts';
 import { controllerState, type RunningController, runController } from '../controller/run-controller.ts';
-import { loadConfigOrExit } from './config.ts';
-import { buildServer } from './server.ts';
+import { controllerOptions } from './controller-options.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('colony');
@@ -43,28 +44,10 @@ async function main(): Promise<void> {
   );
   // The controller reuses the cluster config and registry the server already loaded.
   const { kubeConfig, registry, metrics } = app.colony;
-  const k = config.kubernetes;
-  if (k.runController && kubeConfig && !stopping) {
-    controller = await runController({
-      kc: kubeConfig,
-      registry,
-      lease: k.controllerLease,
-      log: app.log,
-      namespace: k.watchNamespace,
-      rbacScope: k.rbacScope,
-      resyncSeconds: k.resyncSeconds,
-      workers: k.workers,
-      layers: {
-        initImage: k.initImage,
-        podSecurity: k.podSecurity,
-        credentialChecks: k.credentialChecks,
-        imageOverrides: k.imageOverrides,
-        officeDatabaseUrl: k.officeDatabaseUrl,
-        officeDatabaseAgentHost: k.officeDatabaseAgentHost,
-        trimCache: k.trimCache,
-      },
-      metrics: createControllerMetrics(metrics.registry),
-    });
+  if (config.kubernetes.runController && kubeConfig && !stopping) {
+    controller = await runController(
+      controllerOptions(config, { kc: kubeConfig, registry, log: app.log, metrics: metrics.registry }),
+    );
     // The in-process controller's metrics are served on the API's /metrics.
     registerControllerGauges(metrics.registry, controllerState(controller));
   }

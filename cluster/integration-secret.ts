@@ -1,6 +1,6 @@
 // Pure: the Secret that holds one integration's credentials for one office (or one instance).
 import type { V1Secret } from '@kubernetes/client-node';
-import { type IntegrationManifest, secretKeys } from '../../integrations/registry/manifest-schema.ts';
+import { type IntegrationManifest, secretKeys } from '../integrations/registry/manifest-schema.ts';
 import { LABEL_INSTANCE, LABEL_INTEGRATION, LABEL_MANAGED_BY, LABEL_OFFICE, MANAGED_BY } from './labels.ts';
 
 export function renderIntegrationSecret(args: {

@@ -2,10 +2,11 @@
 import Fastify from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadConfigOrExit } from '../api/config.ts';
-import { loadKubeConfig } from '../api/domain/status/kubernetes-probes.ts';
+import { loadKubeConfig } from '../cluster/kube-config.ts';
+import { registerControllerGauges } from '../controller/metrics.ts';
+import { controllerState, runController } from '../controller/run-controller.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
-import { createControllerMetrics, registerControllerGauges } from './metrics.ts';
-import { controllerState, runController } from './run-controller.ts';
+import { controllerOptions } from './controller-options.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('colony controller');
@@ -14,26 +15,7 @@ async function main(): Promise<void> {
   const kc = loadKubeConfig(config.kubernetes);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'colony_controller_' });
-  const running = await runController({
-    kc,
-    registry,
-    lease: config.kubernetes.controllerLease,
-    log: app.log,
-    namespace: config.kubernetes.watchNamespace,
-    rbacScope: config.kubernetes.rbacScope,
-    resyncSeconds: config.kubernetes.resyncSeconds,
-    workers: config.kubernetes.workers,
-    layers: {
-      initImage: config.kubernetes.initImage,
-      podSecurity: config.kubernetes.podSecurity,
-      credentialChecks: config.kubernetes.credentialChecks,
-      imageOverrides: config.kubernetes.imageOverrides,
-      officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
-      officeDatabaseAgentHost: config.kubernetes.officeDatabaseAgentHost,
-      trimCache: config.kubernetes.trimCache,
-    },
-    metrics: createControllerMetrics(metrics),
-  });
+  const running = await runController(controllerOptions(config, { kc, registry, log: app.log, metrics }));
   registerControllerGauges(metrics, controllerState(running));
 
   app.get('/healthz', async () => ({ status: 'ok', identity: running.identity }));

@@ -1,7 +1,7 @@
 // Pure: the backend registration entry of spec 2.5 for an integration configured in an office.
 
-import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
-import type { Registration } from '../api/integration-types.ts';
+import type { IntegrationManifest } from '../integrations/registry/manifest-schema.ts';
+import type { Registration } from './crds/integration-types.ts';
 
 export function registrationEntry(
   manifest: Pick<IntegrationManifest, 'name' | 'id' | 'capabilities' | 'agentEnvVars'>,
