@@ -1,5 +1,5 @@
 // Pure: the policy pages checkout responses link to (ACP `links`, UCP `links`).
-import { escapeHtml, page } from '../discovery/html.ts';
+import { escapeHtml, page } from '../shared/html.ts';
 
 export function renderTermsPage(baseUrl: string, trialDays: number): string {
   return page(

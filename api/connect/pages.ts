@@ -1,5 +1,5 @@
 // Pure: the two pages a person sees at the end of a Connect flow, connected or not.
-import { escapeHtml, page } from '../discovery/html.ts';
+import { escapeHtml, page } from '../shared/html.ts';
 
 export function renderConnectedPage(v: {
   integration: string;

@@ -1,6 +1,7 @@
 // Pure: the page a problem `type` URI resolves to.
+
+import { escapeHtml, page } from '../shared/html.ts';
 import { type ProblemCode, problemCatalogue } from '../shared/problem.ts';
-import { escapeHtml, page } from './html.ts';
 
 export function renderProblemPage(code: ProblemCode): string {
   const p = problemCatalogue[code];

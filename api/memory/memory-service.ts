@@ -1,5 +1,5 @@
 // The memory (cortex) of each account: remember, ingest, recall, ask, forget, describe.
-import { randomId } from '../identity/accounts/account.ts';
+import { randomId } from '../shared/random-id.ts';
 import type { MemoriesRepo, MemoryKind, MemoryRecord } from '../storage/memories-repo.ts';
 import type { Dialect } from '../storage/sql-driver.ts';
 import { type Answer, extractiveAnswer } from './answer.ts';

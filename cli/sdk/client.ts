@@ -1,7 +1,13 @@
 // The typed SDK the CLI is built on: `new ColonyClient({ endpoint, apiKey })`, or `{ endpoint, auth }`
 // with the login `colony login` stored. Errors are the API's problem+json documents, thrown as
 // ColonyApiError.
-import type { BearerSource } from './stored-login.ts';
+/** Where the SDK client gets its bearer token when it has no API key. */
+export interface BearerSource {
+  /** The token to send now. */
+  token(): Promise<string>;
+  /** After a 401 for `rejected`: a fresh token to retry with, or undefined to give up. */
+  renew(rejected: string): Promise<string | undefined>;
+}
 
 export interface ColonyClientOptions {
   /** Address of the Colony API (or the office-manager listener), e.g. https://colony.example.com */

@@ -1,16 +1,9 @@
 // A bearer token from the login `colony login` stored for an endpoint, refreshed when it has expired
 // or the API refused it, and saved again, under the store's lock so parallel commands agree.
 import { AuthError, refreshTokens } from './authorization-server.ts';
+import type { BearerSource } from './client.ts';
 import type { CredentialStore, StoredLogin } from './credential-store.ts';
 import { loginFromTokens, needsRefresh } from './session-expiry.ts';
-
-/** Where the SDK client gets its bearer token when it has no API key. */
-export interface BearerSource {
-  /** The token to send now. */
-  token(): Promise<string>;
-  /** After a 401 for `rejected`: a fresh token to retry with, or undefined to give up. */
-  renew(rejected: string): Promise<string | undefined>;
-}
 
 export interface StoredLoginDeps {
   now?: () => number;

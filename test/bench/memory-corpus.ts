@@ -1,6 +1,6 @@
 // A labelled retrieval corpus, generated from a seed: three facts per invented service name, and
 // questions (literal and paraphrased) whose one right answer is known.
-import { randomId } from '../../api/identity/accounts/account.ts';
+import { randomId } from '../../api/shared/random-id.ts';
 import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
 import type { Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';

@@ -2,10 +2,10 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { page } from '../../discovery/html.ts';
 import { currentAccount, requireAccount } from '../../identity/accounts/current-account.ts';
 import { useBrowserSession } from '../../identity/browser-session.ts';
 import { csrfToken, isGenuineFormPost } from '../../identity/pages/csrf.ts';
+import { page } from '../../shared/html.ts';
 import { UniqueViolationError } from '../../storage/sql-driver.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
 import { REFERENCE_PLACEHOLDER, type StartedCheckout } from '../processors/processor.ts';

@@ -1,5 +1,5 @@
 // Pure: the built-in test processor's hosted page: a billing address form, clearly marked as test mode.
-import { escapeHtml, page } from '../../discovery/html.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import { TEST_TAX_RATES } from './test-processor.ts';
 
 export function renderTestProcessorPage(v: {

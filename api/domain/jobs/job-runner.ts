@@ -23,7 +23,7 @@ export interface JobRunnerOptions {
   onOutcome?: (type: string, outcome: 'completed' | 'retrying' | 'failed') => void;
 }
 
-/** Exponential backoff with full jitter: attempt 1 waits up to 1 s, doubling to a 60 s cap. */
+/** Exponential backoff with equal jitter: half the ceiling fixed, half random; 1 s doubling to a 60 s cap. */
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);

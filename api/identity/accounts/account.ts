@@ -1,6 +1,6 @@
 // The Account every surface sees, and the rules for what a valid sign-up looks like.
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { randomId } from '../../shared/random-id.ts';
 import type { AccountRecord } from '../../storage/accounts-repo.ts';
 
 /** What other surfaces get from currentAccount(): never the password hash. */
@@ -15,16 +15,6 @@ export interface Account {
 export const PASSWORD_MIN = 10;
 /** Long enough for any passphrase, short enough that hashing it is not a denial of service. */
 export const PASSWORD_MAX = 256;
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
-
-/** A prefixed random id (120 bits), lower case so it is safe in paths and cookies. */
-export function randomId(prefix: string): string {
-  const bytes = randomBytes(24);
-  let out = '';
-  for (const b of bytes) out += ALPHABET[b & 31];
-  return `${prefix}_${out}`;
-}
 
 export const newAccountId = () => randomId('acct');
 

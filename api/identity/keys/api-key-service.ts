@@ -1,9 +1,9 @@
 // Creating, listing, revoking and verifying API keys; knows nothing of HTTP.
 import { createHash } from 'node:crypto';
 import type { CredentialVerifier } from '../../shared/identity.ts';
+import { randomId } from '../../shared/random-id.ts';
 import type { ApiKeyRecord, ApiKeysRepo } from '../../storage/api-keys-repo.ts';
 import type { OfficeMembersRepo } from '../../storage/office-members-repo.ts';
-import { randomId } from '../accounts/account.ts';
 import type { AccountService } from '../accounts/account-service.ts';
 import { accountPrincipal } from '../principals.ts';
 import { apiKeyHint, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';

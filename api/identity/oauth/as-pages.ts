@@ -1,5 +1,5 @@
 // Pure: the authorization server's own pages (device code entry, confirmation, success, errors).
-import { escapeHtml, page } from '../../discovery/html.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import { formStyles } from '../pages/form-kit.ts';
 
 const shell = (title: string, body: string) => page(title, `${formStyles}\n${body}`);

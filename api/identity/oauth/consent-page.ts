@@ -1,5 +1,5 @@
 // Pure: the consent page, where a signed-in person approves or denies an application's request.
-import { escapeHtml, page } from '../../discovery/html.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import type { Account } from '../accounts/account.ts';
 import { formStyles, hidden } from '../pages/form-kit.ts';
 import { scopeDescriptions } from '../scopes.ts';

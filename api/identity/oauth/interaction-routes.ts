@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Interaction, InteractionResults, PromptDetail } from 'oidc-provider';
-import { page } from '../../discovery/html.ts';
+import { page } from '../../shared/html.ts';
 import { currentAccount, signInUrl } from '../accounts/current-account.ts';
 import { csrfToken, isGenuineFormPost } from '../pages/csrf.ts';
 import { forgedPost } from '../pages/page-reply.ts';

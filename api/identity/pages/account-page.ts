@@ -1,5 +1,5 @@
 // Pure: the /account page of a signed-in person: profile, offices, API keys, connected apps, sign-out.
-import { escapeHtml, page } from '../../discovery/html.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import type { ApiKeyRecord } from '../../storage/api-keys-repo.ts';
 import type { OfficeMember } from '../../storage/office-members-repo.ts';
 import type { Account } from '../accounts/account.ts';

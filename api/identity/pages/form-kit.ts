@@ -1,5 +1,5 @@
 // Pure HTML pieces shared by the identity pages: fields, error summaries, the form styles.
-import { escapeHtml } from '../../discovery/html.ts';
+import { escapeHtml } from '../../shared/html.ts';
 
 export const formStyles = `<style>
   form.card { border: 1px solid #d9d4ea; border-radius: .5rem; padding: 1.25rem; max-width: 26rem; }

@@ -1,6 +1,6 @@
 // Sending the identity pages: HTML that is never cached, and the answer to a forged form post.
 import type { FastifyReply } from 'fastify';
-import { page } from '../../discovery/html.ts';
+import { page } from '../../shared/html.ts';
 
 const HTML = 'text/html; charset=utf-8';
 

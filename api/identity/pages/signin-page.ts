@@ -1,5 +1,5 @@
 // Pure: the /signin page.
-import { escapeHtml, page } from '../../discovery/html.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import { type FieldErrors, field, formMessage, formStyles, hidden } from './form-kit.ts';
 
 export interface SigninView {

@@ -1,6 +1,7 @@
 // Pure: the /signup page, the account form beside the plans and what happens after an account is opened.
-import { escapeHtml, page } from '../../discovery/html.ts';
+
 import type { PriceList } from '../../domain/pricing/price-list.ts';
+import { escapeHtml, page } from '../../shared/html.ts';
 import { PASSWORD_MIN } from '../accounts/account.ts';
 import { type FieldErrors, field, formMessage, formStyles, hidden } from './form-kit.ts';
 

@@ -1,4 +1,4 @@
-// Minimal, dependency-free HTML rendering for the few pages people (not agents) read.
+// Minimal, dependency-free HTML rendering for the few pages people (not agents) read: sign-in, consent, billing.
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
