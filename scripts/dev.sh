@@ -28,6 +28,7 @@ case "${1:-}" in
     export_last_line bash scripts/ensure-stripe-mock.sh
     bash scripts/ensure-chromium.sh >/dev/null
     npm run lint
+    # The unit and integration projects (vitest.config.ts); only the integration one needs the above.
     npm test
     # The e2e tier's images, built locally (buildah, no registry) and loaded into the local node: the
     # Colony image (`npm run image`), then the stand-in service and PostgreSQL built on it and on its

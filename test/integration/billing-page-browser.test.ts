@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionOf } from '../../api/commerce/subscriptions.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { subscriptionOf } from '../support/subscriptions.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const DAY = 24 * 60 * 60 * 1000;

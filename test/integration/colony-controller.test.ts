@@ -1,11 +1,18 @@
 // The agent controller on a real control plane: toggling an integration on injects its env vars
 // into the agent's pods, toggling off removes exactly them, bad state is reported and retried.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { GROUP, VERSION } from '../../cluster/crds/crds.ts';
 import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
+import type { SharedInformer } from '../../controller/runtime/multi-namespace-informer.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { agentStatefulSet } from '../support/agents.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
@@ -64,6 +71,67 @@ const bindingStatus = async (name: string) =>
     }
   ).status;
 
+type Listed = Promise<{ items: KubernetesObject[] }>;
+const owned = 'app.kubernetes.io/managed-by=colony';
+/** What each of the controller's caches should hold: the API server's list with the cache's selector. */
+const listed: Record<keyof ColonyController['view'], () => Listed> = {
+  bindings: () =>
+    custom().listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: 'agentbindings',
+    }) as Listed,
+  integrations: () =>
+    custom().listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: 'integrations',
+    }) as Listed,
+  secrets: () => core().listNamespacedSecret({ namespace: ns.name, labelSelector: owned }),
+  deployments: () =>
+    apps().listNamespacedDeployment({ namespace: ns.name, labelSelector: 'colony.ai/agent' }),
+  statefulSets: () =>
+    apps().listNamespacedStatefulSet({ namespace: ns.name, labelSelector: 'colony.ai/agent' }),
+  serviceDeployments: () =>
+    apps().listNamespacedDeployment({ namespace: ns.name, labelSelector: `${owned},colony.ai/integration` }),
+  services: () =>
+    core().listNamespacedService({ namespace: ns.name, labelSelector: `${owned},colony.ai/integration` }),
+  pods: () => core().listNamespacedPod({ namespace: ns.name, labelSelector: 'colony.ai/agent' }),
+};
+
+/** Whether every cache holds exactly what the API server lists now, at the same resourceVersions. */
+async function cachesCurrent(): Promise<boolean> {
+  for (const [kind, list] of Object.entries(listed)) {
+    const cache = controller.view[kind as keyof typeof listed] as SharedInformer<KubernetesObject>;
+    const { items } = await list();
+    const version = (o: KubernetesObject) =>
+      cache.get(`${ns.name}/${o.metadata?.name}`)?.metadata?.resourceVersion;
+    if (cache.size !== items.length || items.some((o) => version(o) !== o.metadata?.resourceVersion))
+      return false;
+  }
+  return true;
+}
+
+const drained = () =>
+  [controller.agents, controller.integrations].every((q) => q.length === 0 && q.inFlight === 0);
+
+/**
+ * Waits until the controller has caught up with the API server (its caches hold what the server holds,
+ * nothing queued or running, no write meanwhile), then reconciles the given agents and Integrations
+ * once more and waits for that too: whatever the present state makes the controller do is done.
+ */
+async function caughtUp(agents: string[] = [], integrations: string[] = []) {
+  await eventually(async () => {
+    const writes = controller.writes;
+    return drained() && (await cachesCurrent()) && drained() && controller.writes === writes;
+  }, 30_000);
+  for (const name of agents) controller.agents.add(`${ns.name}/${name}`);
+  for (const name of integrations) controller.integrations.add(`${ns.name}/${name}`);
+  await eventually(async () => drained(), 30_000);
+}
+
 beforeAll(async () => {
   await installCrds();
   ns = await withNamespace('office-ctl');
@@ -112,7 +180,7 @@ describe('ColonyController', () => {
         ?.annotations?.['colony.ai/credentials-checksum'];
     const first = await eventually(checksum, 15_000);
     await configure('anthropic', { ANTHROPIC_API_KEY: 'a' });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await caughtUp(['reader'], ['anthropic']);
     expect(await checksum()).toBe(first);
     await configure('anthropic', { ANTHROPIC_API_KEY: 'b' });
     await eventually(async () => (await checksum()) !== first, 15_000);
@@ -193,7 +261,7 @@ describe('ColonyController', () => {
   it('starts a per-office service the first time it is enabled and tears it down, keeping its PVC', async () => {
     await createAgent('net');
     await configure('tailscale', { TS_AUTHKEY: 'tskey-1' });
-    await new Promise((r) => setTimeout(r, 500));
+    await caughtUp(['net'], ['tailscale']);
     await expect(
       apps().readNamespacedDeployment({ name: 'colony-tailscale', namespace: ns.name }),
     ).rejects.toMatchObject({ code: 404 });
@@ -254,12 +322,12 @@ describe('ColonyController', () => {
   });
 
   it('does not write anything when nothing changed', async () => {
-    await new Promise((r) => setTimeout(r, 1_500));
+    await caughtUp();
     const before = controller.writes;
-    for (const key of ['writer', 'reader', 'later', 'odd', 'net']) controller.agents.add(`${ns.name}/${key}`);
-    for (const key of ['openai', 'anthropic', 'slack', 'tailscale'])
-      controller.integrations.add(`${ns.name}/${key}`);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await caughtUp(
+      ['writer', 'reader', 'later', 'odd', 'net'],
+      ['openai', 'anthropic', 'slack', 'tailscale'],
+    );
     expect(controller.writes).toBe(before);
   });
 });

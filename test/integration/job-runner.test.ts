@@ -97,12 +97,18 @@ describe('JobRunner', () => {
         return null;
       },
     };
-    for (let i = 0; i < 10; i++) await storage.jobs.create({ type: 'count', input: {}, maxAttempts: 1 }, 0);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++)
+      ids.push((await storage.jobs.create({ type: 'count', input: {}, maxAttempts: 1 }, 0)).job.id);
     const handlers = { count: counting as JobHandler<never> };
-    runner(handlers, () => Date.now()).start();
-    runner(handlers, () => Date.now()).start();
-    await eventually(async () => runs >= 10);
-    await new Promise((r) => setTimeout(r, 100));
+    const both = [runner(handlers, () => Date.now()), runner(handlers, () => Date.now())];
+    for (const r of both) r.start();
+    await eventually(async () => {
+      const jobs = await Promise.all(ids.map((id) => storage.jobs.get(id)));
+      return jobs.every((j) => j?.status === 'completed');
+    });
+    // Stopping waits for a job in hand, so a second run of any job would be counted by now.
+    await Promise.all(both.map((r) => r.stop()));
     expect(runs).toBe(10);
   });
 });

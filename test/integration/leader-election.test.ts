@@ -1,6 +1,6 @@
 // Leader election on a real API server: one leader at a time, fast hand-over on release, and a
 // take-over once a crashed leader's Lease expires.
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaderElector } from '../../controller/runtime/leader-election.ts';
 import { kubeConfig, withNamespace } from '../support/kube.ts';
@@ -12,9 +12,33 @@ beforeAll(async () => {
 });
 afterAll(() => ns.dispose());
 
-function elector(name: string, lease: string, log: string[]) {
+/**
+ * A replica's line to the API server: it counts the Lease reads that open each of the replica's
+ * rounds (the test's clock, one every retry period) and can be cut, which is how a crash looks from
+ * the API server: no renewal and no release.
+ */
+function apiLink() {
+  const base = kubeConfig();
+  const kc = Object.create(base) as KubeConfig;
+  let reads = 0;
+  let cut = false;
+  kc.applySecurityAuthentication = async (context) => {
+    if (cut) throw new Error('cut off from the API server');
+    if (context.getHttpMethod() === 'GET') reads++;
+    return base.applySecurityAuthentication.call(kc, context);
+  };
+  return {
+    kc,
+    reads: () => reads,
+    cut: () => {
+      cut = true;
+    },
+  };
+}
+
+function elector(name: string, lease: string, log: string[], kc = kubeConfig()) {
   return new LeaderElector({
-    kc: kubeConfig(),
+    kc,
     namespace: ns.name,
     name: lease,
     identity: name,
@@ -37,11 +61,13 @@ describe('LeaderElector', () => {
   it('lets exactly one of two replicas lead, and hands over at once when the leader stops', async () => {
     const log: string[] = [];
     const a = elector('a', 'handover', log);
-    const b = elector('b', 'handover', log);
     a.start();
     await eventually(async () => a.isLeader());
+    const bLink = apiLink();
+    const b = elector('b', 'handover', log, bLink.kc);
     b.start();
-    await new Promise((r) => setTimeout(r, 800));
+    // Four of b's rounds have found a's Lease live (a round every 200 ms: 800 ms).
+    await eventually(async () => bLink.reads() >= 5);
     expect([a.isLeader(), b.isLeader()]).toEqual([true, false]);
     const started = Date.now();
     await a.stop();
@@ -55,10 +81,19 @@ describe('LeaderElector', () => {
 
   it('releases a Lease won by the round that stop() interrupted, and never announces that lead', async () => {
     const log: string[] = [];
-    const a = elector('a', 'interrupted', log);
+    const aLink = apiLink();
+    const a = elector('a', 'interrupted', log, aLink.kc);
     a.start(); // its first round is now in flight: reading and then creating the Lease
     await a.stop();
-    await new Promise((r) => setTimeout(r, 400));
+    const afterStop = aLink.reads();
+    // No later round: while a replica on the same retry period runs two more rounds (400 ms) on a
+    // Lease of its own, a stopped one sends nothing.
+    const clock = apiLink();
+    const c = elector('c', 'interrupted-clock', [], clock.kc);
+    c.start();
+    await eventually(async () => clock.reads() >= 3);
+    await c.stop();
+    expect(aLink.reads()).toBe(afterStop);
     expect(a.isLeader()).toBe(false);
     expect(log).toEqual([]);
     expect((await holder('interrupted'))?.holderIdentity ?? '').toBe('');
@@ -66,17 +101,21 @@ describe('LeaderElector', () => {
 
   it('takes over from a leader that died without releasing, once its Lease expires', async () => {
     const log: string[] = [];
-    const a = elector('a', 'crash', log);
+    const aLink = apiLink();
+    const a = elector('a', 'crash', log, aLink.kc);
     a.start();
     await eventually(async () => a.isLeader());
-    // A crash: the process vanishes, the Lease stays as it was.
-    (a as unknown as { stopped: boolean }).stopped = true;
-    const b = elector('b', 'crash', log);
+    // A crash: the replica never reaches the API server again, the Lease stays as it was.
+    aLink.cut();
+    const bLink = apiLink();
+    const b = elector('b', 'crash', log, bLink.kc);
     b.start();
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Five of b's rounds have found the Lease live (a round every 200 ms: 1 s of a 2 s Lease).
+    await eventually(async () => bLink.reads() >= 6);
     expect(b.isLeader()).toBe(false);
     await eventually(async () => b.isLeader(), 6_000);
     expect((await holder('crash'))?.holderIdentity).toBe('b');
     await b.stop();
+    await a.stop();
   });
 });

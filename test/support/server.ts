@@ -8,6 +8,9 @@ import { type BuildOptions, buildServer } from '../../api/server.ts';
 import { openStorage } from '../../api/storage/storage.ts';
 import type { DisposableTarget } from './storage-targets.ts';
 
+// The route and cluster tests have always taken it from here; the unit tier imports it directly.
+export { eventually } from './eventually.ts';
+
 export interface TestServer {
   app: FastifyInstance;
   dataDir: string;
@@ -38,20 +41,6 @@ export async function startTestServer(
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Polls `fn` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** The test server on a fresh database of the given kind; closing it drops the database too. */

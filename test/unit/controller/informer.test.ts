@@ -2,7 +2,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { Informer, type ListWatchSource, type WatchPhase } from '../../../controller/runtime/informer.ts';
-import { eventually } from '../../support/server.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const obj = (name: string, rv: string): KubernetesObject => ({
   metadata: { name, namespace: 'ns', resourceVersion: rv },

@@ -4,7 +4,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { Informer, type ListWatchSource, type WatchPhase } from '../../../controller/runtime/informer.ts';
 import { MultiNamespaceInformer } from '../../../controller/runtime/multi-namespace-informer.ts';
-import { eventually } from '../../support/server.ts';
+import { eventually } from '../../support/eventually.ts';
 
 type Emit = (phase: WatchPhase, o: KubernetesObject) => void;
 

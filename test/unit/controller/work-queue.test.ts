@@ -1,5 +1,5 @@
 // WorkQueue: de-duplication, one worker per key, delays and backoff.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WorkQueue } from '../../../controller/runtime/work-queue.ts';
 
 describe('WorkQueue', () => {
@@ -38,16 +38,23 @@ describe('WorkQueue', () => {
     expect(q.inFlight).toBe(1);
   });
 
-  it('adds after a delay, keeping the earliest of several delays', async () => {
-    const q = new WorkQueue();
-    q.addAfter('a', 200);
-    q.addAfter('a', 20);
-    q.addAfter('a', 500);
-    expect(q.length).toBe(0);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(q.length).toBe(1);
-    await new Promise((r) => setTimeout(r, 250));
-    expect(q.length).toBe(1);
+  it('adds after a delay, keeping the earliest of several delays', () => {
+    vi.useFakeTimers();
+    try {
+      const q = new WorkQueue();
+      q.addAfter('a', 200);
+      q.addAfter('a', 20);
+      q.addAfter('a', 500);
+      expect(q.length).toBe(0);
+      vi.advanceTimersByTime(60);
+      expect(q.length).toBe(1);
+      // The later delays were dropped, not left to add the key again.
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(250);
+      expect(q.length).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('backs off exponentially per key and forgets on success', () => {

@@ -1,8 +1,6 @@
-// subscriptionOf(app, accountId): the account's current subscription, for other surfaces (/api/v1/me).
+// subscriptionOf(app, accountId): the subscription a finished checkout recorded, read back by the billing tests.
 import type { FastifyInstance } from 'fastify';
-import type { SubscriptionRecord } from '../storage/subscriptions-repo.ts';
-
-export type { SubscriptionRecord };
+import type { SubscriptionRecord } from '../../api/storage/subscriptions-repo.ts';
 
 /** The subscription recorded when the account's owner last finished a checkout, or undefined. */
 export function subscriptionOf(
