@@ -1,4 +1,6 @@
-// Ordered schema migrations, one entry per change, written for each dialect.
+// Ordered schema migrations, one entry per change; each body is written once (column-types.ts) unless the dialects really differ.
+
+import { eachDialect } from './column-types.ts';
 import { backupsMigrations } from './migrations-backups.ts';
 import { commerceMigrations } from './migrations-commerce.ts';
 import { identityMigrations } from './migrations-identity.ts';
@@ -11,83 +13,47 @@ export interface Migration {
   sql: Record<Dialect, string>;
 }
 
-// JSON is jsonb on PostgreSQL and TEXT on SQLite; times are epoch milliseconds in both.
 export const migrations: readonly Migration[] = [
   {
     id: 1,
     name: 'skills, jobs and rate-limit counters',
-    sql: {
-      sqlite: `
+    sql: eachDialect(
+      (t) => `
         CREATE TABLE skills (
           name TEXT PRIMARY KEY,
           description TEXT NOT NULL,
           content TEXT NOT NULL,
           digest TEXT NOT NULL,
-          metadata TEXT NOT NULL,
-          updated_at INTEGER NOT NULL
+          metadata ${t.json} NOT NULL,
+          updated_at ${t.bigint} NOT NULL
         );
         CREATE TABLE jobs (
           id TEXT PRIMARY KEY,
           type TEXT NOT NULL,
           status TEXT NOT NULL,
-          input TEXT NOT NULL,
-          result TEXT,
+          input ${t.json} NOT NULL,
+          result ${t.json},
           error TEXT,
           attempts INTEGER NOT NULL DEFAULT 0,
           max_attempts INTEGER NOT NULL,
-          run_at INTEGER NOT NULL,
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL,
-          started_at INTEGER,
-          finished_at INTEGER,
+          run_at ${t.bigint} NOT NULL,
+          created_at ${t.bigint} NOT NULL,
+          updated_at ${t.bigint} NOT NULL,
+          started_at ${t.bigint},
+          finished_at ${t.bigint},
           locked_by TEXT,
-          locked_until INTEGER,
+          locked_until ${t.bigint},
           idempotency_key TEXT UNIQUE,
           request_hash TEXT
         );
         CREATE INDEX jobs_runnable ON jobs (status, run_at);
         CREATE TABLE rate_limit_counters (
           key TEXT PRIMARY KEY,
-          window_start INTEGER NOT NULL,
+          window_start ${t.bigint} NOT NULL,
           count INTEGER NOT NULL,
-          expires_at INTEGER NOT NULL
+          expires_at ${t.bigint} NOT NULL
         );`,
-      postgres: `
-        CREATE TABLE skills (
-          name TEXT PRIMARY KEY,
-          description TEXT NOT NULL,
-          content TEXT NOT NULL,
-          digest TEXT NOT NULL,
-          metadata JSONB NOT NULL,
-          updated_at BIGINT NOT NULL
-        );
-        CREATE TABLE jobs (
-          id TEXT PRIMARY KEY,
-          type TEXT NOT NULL,
-          status TEXT NOT NULL,
-          input JSONB NOT NULL,
-          result JSONB,
-          error TEXT,
-          attempts INTEGER NOT NULL DEFAULT 0,
-          max_attempts INTEGER NOT NULL,
-          run_at BIGINT NOT NULL,
-          created_at BIGINT NOT NULL,
-          updated_at BIGINT NOT NULL,
-          started_at BIGINT,
-          finished_at BIGINT,
-          locked_by TEXT,
-          locked_until BIGINT,
-          idempotency_key TEXT UNIQUE,
-          request_hash TEXT
-        );
-        CREATE INDEX jobs_runnable ON jobs (status, run_at);
-        CREATE TABLE rate_limit_counters (
-          key TEXT PRIMARY KEY,
-          window_start BIGINT NOT NULL,
-          count INTEGER NOT NULL,
-          expires_at BIGINT NOT NULL
-        );`,
-    },
+    ),
   },
   ...integrationMigrations,
   ...commerceMigrations,
