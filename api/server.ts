@@ -10,6 +10,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
@@ -49,7 +50,6 @@ import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
 import { requestIdFrom } from './shared/request-id.ts';
-import { openStorage, type Storage } from './storage/storage.ts';
 import { VERSION } from './version.ts';
 
 export interface BuildOptions {

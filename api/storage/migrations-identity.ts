@@ -1,6 +1,6 @@
 // Identity's schema changes (ids 200–299): accounts, browser sessions, office membership, server keys.
 import { eachDialect } from './column-types.ts';
-import type { Migration } from './migrations.ts';
+import type { Migration } from './migration-runner.ts';
 
 export const identityMigrations: readonly Migration[] = [
   {

@@ -1,7 +1,7 @@
 // Migrations of the integration framework (ids 300–399): the office task queue, the recurring
 // schedules of integrations' taskTemplates, and the OAuth Connect flow's one-time states.
 import { eachDialect } from './column-types.ts';
-import type { Migration } from './migrations.ts';
+import type { Migration } from './migration-runner.ts';
 
 const ddl = eachDialect(
   (t) => `

@@ -1,8 +1,8 @@
 // The memory store and service on both databases: full-text recall, batching, isolation, forgetting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { newAccountId, randomId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 

@@ -4,7 +4,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openStorage, type StorageTarget } from '../../api/storage/storage.ts';
+import { openStorage } from '../../api/app-storage.ts';
+import type { StorageTarget } from '../../api/storage/open-database.ts';
 import { postgresTarget, sqliteTarget } from '../support/storage-targets.ts';
 
 // Whitespace in stored DDL follows the source's indentation, which says nothing about the schema.

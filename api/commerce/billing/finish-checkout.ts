@@ -2,8 +2,8 @@
 // for this session, the processor must say it is complete; then the subscription is recorded and the
 // session becomes `completed`.
 import { randomBytes } from 'node:crypto';
+import type { Storage } from '../../app-storage.ts';
 import type { BillingHandoff } from '../../storage/billing-handoffs-repo.ts';
-import type { Storage } from '../../storage/storage.ts';
 import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
 import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
