@@ -1,23 +1,26 @@
 // The application's storage: every domain's repositories on one database, and every domain's
 // migrations in the one order they have always run in.
+
+import { backupsMigrations } from './backups/migrations.ts';
+import { SnapshotsRepo } from './backups/snapshots-repo.ts';
+import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
+import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
+import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
+import { commerceMigrations } from './commerce/migrations.ts';
+import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
+import { ConnectRepo } from './connect/connect-repo.ts';
+import { connectMigrations } from './connect/migrations.ts';
+import { JobsRepo } from './domain/jobs/jobs-repo.ts';
 import { domainMigrations } from './domain/migrations.ts';
-import { BillingHandoffsRepo } from './storage/billing-handoffs-repo.ts';
-import { CheckoutIdempotencyRepo } from './storage/checkout-idempotency-repo.ts';
-import { CheckoutSessionsRepo } from './storage/checkout-sessions-repo.ts';
-import { ConnectRepo } from './storage/connect-repo.ts';
-import { IdentityRepos } from './storage/identity-repos.ts';
-import { JobsRepo } from './storage/jobs-repo.ts';
+import { SkillsRepo } from './domain/skills/skills-repo.ts';
+import { IdentityRepos } from './identity/identity-repos.ts';
+import { identityMigrations } from './identity/migrations.ts';
+import { memoryMigrations } from './memory/migrations.ts';
+import { officeMigrations } from './office/migrations.ts';
+import { TasksRepo } from './office/tasks-repo.ts';
+import { RateLimitCountersRepo } from './shared/rate-limit/rate-limit-counters-repo.ts';
 import type { Migration } from './storage/migration-runner.ts';
-import { backupsMigrations } from './storage/migrations-backups.ts';
-import { commerceMigrations } from './storage/migrations-commerce.ts';
-import { identityMigrations } from './storage/migrations-identity.ts';
-import { integrationMigrations } from './storage/migrations-integrations.ts';
 import { openDatabase, type StorageHandle, type StorageTarget } from './storage/open-database.ts';
-import { RateLimitCountersRepo } from './storage/rate-limit-counters-repo.ts';
-import { SkillsRepo } from './storage/skills-repo.ts';
-import { SnapshotsRepo } from './storage/snapshots-repo.ts';
-import { SubscriptionsRepo } from './storage/subscriptions-repo.ts';
-import { TasksRepo } from './storage/tasks-repo.ts';
 
 export interface Storage extends StorageHandle {
   readonly skills: SkillsRepo;
@@ -41,11 +44,13 @@ export interface Storage extends StorageHandle {
  * one), and an existing one skips the ids its schema_migrations already holds.
  */
 export const migrations: readonly Migration[] = [
-  ...domainMigrations,
-  ...integrationMigrations,
-  ...commerceMigrations,
-  ...identityMigrations,
-  ...backupsMigrations,
+  ...domainMigrations, // 1
+  ...officeMigrations, // 300
+  ...connectMigrations, // 301
+  ...commerceMigrations, // 100, 101
+  ...identityMigrations, // 200–202
+  ...memoryMigrations, // 203
+  ...backupsMigrations, // 400, 401
 ];
 
 export function openStorage(target: StorageTarget): Promise<Storage> {

@@ -1,6 +1,6 @@
 // subscriptionOf(app, accountId): the account's current subscription, for other surfaces (/api/v1/me).
 import type { FastifyInstance } from 'fastify';
-import type { SubscriptionRecord } from '../storage/subscriptions-repo.ts';
+import type { SubscriptionRecord } from './subscriptions-repo.ts';
 
 export type { SubscriptionRecord };
 

@@ -3,9 +3,9 @@
 // statement, so two replicas never file the same run twice.
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import { type DesiredSchedule, scheduleId, type TasksRepo } from '../storage/tasks-repo.ts';
 import type { AgentBindingObject, IntegrationObject, OfficeCluster } from './office-cluster.ts';
 import { desiredSchedules, nextRun } from './task-schedules.ts';
+import { type DesiredSchedule, scheduleId, type TasksRepo } from './tasks-repo.ts';
 
 export interface TaskSchedulerOptions {
   tasks: TasksRepo;

@@ -2,8 +2,8 @@
 // at least one agent), and when a cron schedule next fires.
 import { CronExpressionParser } from 'cron-parser';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { DesiredSchedule } from '../storage/tasks-repo.ts';
 import type { AgentBindingObject, IntegrationObject } from './office-cluster.ts';
+import type { DesiredSchedule } from './tasks-repo.ts';
 
 /** The first firing strictly after `after` (epoch ms), in the template's time zone. */
 export function nextRun(cron: string, timezone: string, after: number): number {

@@ -3,7 +3,7 @@
 
 import type { Storage } from '../../api/app-storage.ts';
 import { randomId } from '../../api/identity/accounts/account.ts';
-import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
+import type { MemoryRecord } from '../../api/memory/memories-repo.ts';
 import { addAccount } from '../support/accounts.ts';
 
 const SYLLABLES = 'ka lo mi ren tu vex sa dor qui bel nam zo pha lu tec wyn gar os fi mel'.split(' ');

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { initialParts, newRestoreId, newSnapshotId } from '../../api/backups/snapshot-model.ts';
-import { RestoreInProgressError } from '../../api/storage/snapshots-repo.ts';
+import { RestoreInProgressError } from '../../api/backups/snapshots-repo.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('snapshots repository on $name', (t) => {

@@ -3,11 +3,11 @@
 // session becomes `completed`.
 import { randomBytes } from 'node:crypto';
 import type { Storage } from '../../app-storage.ts';
-import type { BillingHandoff } from '../../storage/billing-handoffs-repo.ts';
-import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
+import type { BillingHandoff } from '../billing-handoffs-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
 import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
+import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 
 export type FinishOutcome =
   | { outcome: 'completed'; subscription: SubscriptionRecord }

@@ -1,6 +1,6 @@
 // Backups' schema changes (ids 400–499): snapshot metadata, restores and per-office schedules.
-import { eachDialect } from './column-types.ts';
-import type { Migration } from './migration-runner.ts';
+import { eachDialect } from '../storage/column-types.ts';
+import type { Migration } from '../storage/migration-runner.ts';
 
 const tables = eachDialect(
   (t) => `

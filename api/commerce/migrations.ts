@@ -1,6 +1,6 @@
 // Checkout sessions (ACP and UCP), their idempotency records and the subscriptions they lead to (ids 100–199).
-import { eachDialect } from './column-types.ts';
-import type { Migration } from './migration-runner.ts';
+import { eachDialect } from '../storage/column-types.ts';
+import type { Migration } from '../storage/migration-runner.ts';
 
 const tables = eachDialect(
   (t) => `

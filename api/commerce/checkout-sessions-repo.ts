@@ -1,9 +1,10 @@
 // Checkout sessions of both protocols, written with an optimistic revision check and, when a request
 // carries an Idempotency-Key, in the same transaction as the response that replays it.
-import type { CheckoutSession, CheckoutStatus } from '../commerce/checkout-session.ts';
+
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
 import { type FinishedResponse, finishIdempotency } from './checkout-idempotency-repo.ts';
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+import type { CheckoutSession, CheckoutStatus } from './checkout-session.ts';
 
 interface SessionRow {
   id: string;

@@ -1,7 +1,7 @@
 // Idempotency records for the checkout surfaces: claimed by one statement, so of many concurrent requests
 // with one key exactly one runs; the others see it in flight, replay its bytes, or conflict.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
 
 export interface FinishedResponse {
   statusCode: number;
