@@ -1,13 +1,13 @@
 // The five ACP checkout operations: create, get, update, complete and cancel.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buyerFrom } from '../commerce/buyer-input.ts';
-import type { FinishedResponse } from '../commerce/checkout-idempotency-repo.ts';
 import type { PricedCart } from '../commerce/checkout-pricing.ts';
 import type { CreateOutcome, MoveOutcome, Render } from '../commerce/checkout-service.ts';
 import { type Buyer, cancelSession, completeSession, updateSession } from '../commerce/checkout-session.ts';
 import type { IdempotentHandler } from '../commerce/idempotent-request.ts';
 import { idempotentRoute, type ProtocolErrors } from '../commerce/idempotent-route.ts';
 import { jsonResponse, sendFinished } from '../commerce/send-response.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { AcpError, acpErrorBody } from './errors.ts';
 import { presentAcpSession } from './present-session.ts';
 import { completeBody, createBody, parseBody, requestedItems, updateBody } from './schemas.ts';

@@ -2,7 +2,7 @@
 // together with the idempotent response when the caller has one to store. Both protocols use it.
 import { randomBytes } from 'node:crypto';
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
-import type { FinishedResponse } from './checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { type PricingResult, priceCart, type RequestedItem } from './checkout-pricing.ts';
 import {
   type Buyer,

@@ -3,7 +3,7 @@
 
 import { readJson, writeJson } from '../storage/json-column.ts';
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
-import { type FinishedResponse, finishIdempotency } from './checkout-idempotency-repo.ts';
+import { finishClaim, finishIdempotency, type StoredReplay } from './checkout-idempotency-repo.ts';
 import type { CheckoutSession, CheckoutStatus } from './checkout-session.ts';
 
 interface SessionRow {
@@ -49,7 +49,7 @@ export interface SessionWrite {
   session: CheckoutSession;
   /** True for a new session; otherwise the stored revision must be `session.revision - 1`. */
   created: boolean;
-  idempotency?: { scope: string; key: string; response: FinishedResponse };
+  idempotency?: { scope: string; key: string; response: StoredReplay };
 }
 
 export class CheckoutSessionsRepo {
@@ -134,20 +134,18 @@ async function writeWithResponse(
   idem: NonNullable<SessionWrite['idempotency']>,
 ): Promise<boolean> {
   const params = created ? insertParams(s) : replaceParams(s);
-  const n = params.length;
+  const finish = finishClaim(
+    idem.scope,
+    idem.key,
+    idem.response,
+    params.length + 1,
+    ' AND EXISTS (SELECT 1 FROM s)',
+  );
   const [row] = await db.query<{ written: number }>(
     `WITH s AS (${created ? INSERT_SESSION : REPLACE_SESSION}),
-       i AS (UPDATE checkout_idempotency SET state = 'done', status_code = $${n + 3}, headers = $${n + 4}, body = $${n + 5}
-             WHERE scope = $${n + 1} AND key = $${n + 2} AND EXISTS (SELECT 1 FROM s) RETURNING 1)
+       i AS (${finish.sql} RETURNING 1)
      SELECT (SELECT COUNT(*) FROM s) AS written`,
-    [
-      ...params,
-      idem.scope,
-      idem.key,
-      idem.response.statusCode,
-      writeJson(idem.response.headers),
-      idem.response.body,
-    ],
+    [...params, ...finish.params],
   );
   return Number(row?.written) === 1;
 }

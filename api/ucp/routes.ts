@@ -1,12 +1,12 @@
 // The UCP checkout operations under /ucp/v1: create (201), get, update (PUT, full replacement), complete, cancel.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buyerFrom } from '../commerce/buyer-input.ts';
-import type { FinishedResponse } from '../commerce/checkout-idempotency-repo.ts';
 import type { MoveOutcome, Render } from '../commerce/checkout-service.ts';
 import { cancelSession, completeSession, updateSession } from '../commerce/checkout-session.ts';
 import type { IdempotentHandler } from '../commerce/idempotent-request.ts';
 import { idempotentRoute } from '../commerce/idempotent-route.ts';
 import { jsonResponse, sendFinished } from '../commerce/send-response.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { UcpError, ucpErrorBody } from './errors.ts';
 import type { Negotiated } from './negotiate.ts';
 import { presentUcpSession } from './present-session.ts';
