@@ -1,6 +1,7 @@
 // What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import type { Storage } from './app-storage.ts';
 import type { BackupServices } from './backups/backup-services.ts';
 import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Config } from './config.ts';
@@ -16,7 +17,6 @@ import type { OfficeCluster } from './office/office-cluster.ts';
 import type { TaskScheduler } from './office/task-scheduler.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
 import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
-import type { Storage } from './storage/storage.ts';
 
 export interface AppServices {
   config: Config;

@@ -12,6 +12,7 @@ import { loadKubeConfig } from '../cluster/kube-config.ts';
 import { VERSION } from '../cluster/version.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
+import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
@@ -47,7 +48,6 @@ import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
 import { requestIdFrom } from './shared/request-id.ts';
-import { openStorage, type Storage } from './storage/storage.ts';
 
 export interface BuildOptions {
   /** Use this storage instead of opening the configured one (the caller then closes it). */

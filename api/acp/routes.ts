@@ -7,7 +7,7 @@ import { type Buyer, cancelSession, completeSession, updateSession } from '../co
 import type { IdempotentHandler } from '../commerce/idempotent-request.ts';
 import { idempotentRoute, type ProtocolErrors } from '../commerce/idempotent-route.ts';
 import { jsonResponse, sendFinished } from '../commerce/send-response.ts';
-import type { FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { AcpError, acpErrorBody } from './errors.ts';
 import { presentAcpSession } from './present-session.ts';
 import { completeBody, createBody, parseBody, requestedItems, updateBody } from './schemas.ts';

@@ -2,13 +2,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { JobHandler } from '../domain/jobs/job-runner.ts';
-import type { JobsRepo } from '../storage/jobs-repo.ts';
-import type { RestoreRecord, SnapshotRecord, SnapshotsRepo } from '../storage/snapshots-repo.ts';
+import type { JobsRepo } from '../domain/jobs/jobs-repo.ts';
 import { type BlobStore, FilesystemBlobStore } from './blob-store.ts';
 import { OfficeResources } from './office-resources.ts';
 import { OfficeVolumes } from './office-volumes.ts';
 import { DAY_MS, DEFAULT_SCHEDULE, initialParts, newSnapshotId, nextDailyRun } from './snapshot-model.ts';
 import { type RunnerDeps, runRestore, runSnapshot } from './snapshot-runner.ts';
+import type { RestoreRecord, SnapshotRecord, SnapshotsRepo } from './snapshots-repo.ts';
 
 export const BACKUP_JOB_TYPES = ['backups.snapshot', 'backups.restore', 'backups.sweep'] as const;
 

@@ -6,11 +6,11 @@ import { problemResponses } from '../public/problem-responses.ts';
 import { idempotencyKeyHeaders } from '../public/schemas.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { RestoreInProgressError } from '../storage/snapshots-repo.ts';
 import { findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
 import { restoreBody, restoreParams, restoreSchema, snapshotParams } from './schemas.ts';
 import { newRestoreId, presentRestore, restoreUrl } from './snapshot-model.ts';
 import { pendingReport } from './snapshot-runner.ts';
+import { RestoreInProgressError } from './snapshots-repo.ts';
 
 const ALL_PARTS = ['resources', 'database', 'volumes'] as const;
 

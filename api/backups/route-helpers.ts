@@ -4,8 +4,8 @@ import type { AppServices } from '../app-services.ts';
 import { requireOffice } from '../shared/authenticate.ts';
 import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
-import type { SnapshotRecord } from '../storage/snapshots-repo.ts';
 import { type BackupScope, principalOf } from './backups-auth.ts';
+import type { SnapshotRecord } from './snapshots-repo.ts';
 
 export const secured = { security: [{ bearer: [] }], tags: ['backups'] };
 

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemResponses } from '../public/problem-responses.ts';
 import { requireOffice } from '../shared/authenticate.ts';
-import type { ScheduleRecord } from '../storage/snapshots-repo.ts';
 import { principalOf } from './backups-auth.ts';
 import { needs, requireKnownOffice, secured } from './route-helpers.ts';
 import { officeParams, scheduleBody, scheduleSchema } from './schemas.ts';
 import { DEFAULT_SCHEDULE, nextDailyRun, presentSchedule } from './snapshot-model.ts';
+import type { ScheduleRecord } from './snapshots-repo.ts';
 
 export function registerScheduleRoutes(fastify: FastifyInstance): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -1,6 +1,6 @@
 // zod schemas of the backups API (/api/snapshots): requests, responses and the per-part report.
 import { z } from 'zod';
-import { restoreStatuses, snapshotStatuses } from '../storage/snapshots-repo.ts';
+import { restoreStatuses, snapshotStatuses } from './snapshots-repo.ts';
 
 export const officeId = z
   .string()

@@ -1,7 +1,7 @@
 // Pure: snapshot ids, the initial part report, response shapes, list cursors and schedule times.
 import { randomBytes } from 'node:crypto';
-import type { RestoreRecord, ScheduleRecord, SnapshotRecord } from '../storage/snapshots-repo.ts';
 import type { RestoreReport, SnapshotParts } from './schemas.ts';
+import type { RestoreRecord, ScheduleRecord, SnapshotRecord } from './snapshots-repo.ts';
 
 export const newSnapshotId = (): string => `snap_${randomBytes(12).toString('hex')}`;
 export const newRestoreId = (): string => `rst_${randomBytes(12).toString('hex')}`;

@@ -1,13 +1,13 @@
 // Takes a snapshot part by part and restores one, as durable jobs: each part's outcome is saved as
 // soon as it is known, so a retried job resumes where the last attempt stopped.
-import type { JobRecord } from '../storage/jobs-repo.ts';
-import type { SnapshotRecord, SnapshotsRepo } from '../storage/snapshots-repo.ts';
+import type { JobRecord } from '../domain/jobs/jobs-repo.ts';
 import type { BlobStore } from './blob-store.ts';
 import { captureOfficeDatabase, RestoreRefusedError, restoreOfficeDatabase } from './office-database.ts';
 import type { OfficeResources } from './office-resources.ts';
 import type { OfficeVolumes } from './office-volumes.ts';
 import type { RestoreReport, SnapshotParts } from './schemas.ts';
 import { outcomeOf } from './snapshot-model.ts';
+import type { SnapshotRecord, SnapshotsRepo } from './snapshots-repo.ts';
 
 export interface RunnerDeps {
   repo: SnapshotsRepo;

@@ -2,8 +2,7 @@
 // together with the idempotent response when the caller has one to store. Both protocols use it.
 import { randomBytes } from 'node:crypto';
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
-import type { FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
-import type { CheckoutSessionsRepo } from '../storage/checkout-sessions-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { type PricingResult, priceCart, type RequestedItem } from './checkout-pricing.ts';
 import {
   type Buyer,
@@ -14,6 +13,7 @@ import {
   type MoveResult,
   newSession,
 } from './checkout-session.ts';
+import type { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 
 export const sessionIdPrefix: Record<CheckoutProtocol, string> = { acp: 'cs_', ucp: 'ucs_' };
 

@@ -1,10 +1,11 @@
 // Builds what both checkout protocols and the billing page share: the checkout domain, the checkout rate
 // limit (one budget per address for ACP and UCP together), idempotency settings and public URLs.
+
+import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
-import type { Storage } from '../storage/storage.ts';
 import { CheckoutService } from './checkout-service.ts';
 import type { IdempotencySettings } from './idempotent-request.ts';
 import type { PaymentProcessor } from './processors/processor.ts';

@@ -1,7 +1,7 @@
 // Periodically expires checkout sessions past their six hours and purges idempotency records past their
 // retention; reads expire sessions lazily too, so the sweep only keeps stored states honest.
 import type { FastifyBaseLogger } from 'fastify';
-import type { CheckoutIdempotencyRepo } from '../storage/checkout-idempotency-repo.ts';
+import type { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import type { CommerceServices } from './commerce-services.ts';
 
 export interface SweeperOptions {

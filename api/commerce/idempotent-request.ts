@@ -1,7 +1,8 @@
 // Framework-free idempotency for checkout POSTs: one claim per key and endpoint; the first request runs,
 // a repeat with the same request replays its bytes, a different request conflicts, a racing one waits.
 import { requestHash } from '../shared/canonical-json.ts';
-import type { CheckoutIdempotencyRepo, FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
+import type { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import type { StoreWith } from './checkout-service.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 255;

@@ -1,7 +1,8 @@
 // Fastify glue for an idempotent checkout POST, shared by ACP and UCP: each protocol supplies its own
 // errors; protocol errors raised while handling become stored answers, so a replay repeats them too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CheckoutIdempotencyRepo, FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
+import type { CheckoutIdempotencyRepo } from './checkout-idempotency-repo.ts';
 import { type IdempotencySettings, type IdempotentHandler, runIdempotent } from './idempotent-request.ts';
 import { idempotencyKeyOf, sendFinished } from './send-response.ts';
 

@@ -1,6 +1,6 @@
 // Fastify glue shared by ACP and UCP: sends stored response bytes as they are, so a replay is byte-identical.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { IDEMPOTENCY_KEY_MAX } from './idempotent-request.ts';
 
 export const JSON_TYPE = 'application/json';

@@ -4,7 +4,7 @@ import type { IntegrationRegistry } from '../../integrations/registry/load-regis
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { guardSave, officeState } from '../office/composition-guard.ts';
 import type { OfficeCluster } from '../office/office-cluster.ts';
-import type { ConnectRepo, ConnectState } from '../storage/connect-repo.ts';
+import type { ConnectRepo, ConnectState } from './connect-repo.ts';
 import type { OAuthClient } from './oauth-clients.ts';
 import { authorizationRequest, exchangeCode, providerConfig } from './provider.ts';
 import { saveConnectedIntegration, writeTokens } from './token-store.ts';

@@ -8,7 +8,7 @@ import { requireAccount } from '../identity/accounts/current-account.ts';
 import { useBrowserSession } from '../identity/browser-session.ts';
 import { canActOnOffice } from '../identity/offices/office-access.ts';
 import { ProblemError } from '../shared/problem.ts';
-import type { ConnectState } from '../storage/connect-repo.ts';
+import type { ConnectState } from './connect-repo.ts';
 import { ConnectError, redirectUri } from './connect-service.ts';
 import { renderConnectedPage, renderConnectFailedPage } from './pages.ts';
 import { ProviderError } from './provider.ts';

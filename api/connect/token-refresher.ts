@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { OfficeCluster } from '../office/office-cluster.ts';
-import type { ConnectionRecord, ConnectRepo } from '../storage/connect-repo.ts';
+import type { ConnectionRecord, ConnectRepo } from './connect-repo.ts';
 import type { OAuthClient } from './oauth-clients.ts';
 import { ProviderError, providerConfig, refreshTokens } from './provider.ts';
 import { writeTokens } from './token-store.ts';

@@ -6,7 +6,7 @@ import { integrationResourceName } from '../../cluster/registration.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
 import type { OfficeCluster } from '../office/office-cluster.ts';
-import type { ConnectionKey } from '../storage/connect-repo.ts';
+import type { ConnectionKey } from './connect-repo.ts';
 import type { Tokens } from './provider.ts';
 
 export interface TokenTarget extends ConnectionKey {

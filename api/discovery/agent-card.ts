@@ -1,5 +1,5 @@
 // Pure: Colony's A2A agent card (protocol 1.0 shape) from the base URL and the published skills.
-import type { SkillRecord } from '../storage/skills-repo.ts';
+import type { SkillRecord } from '../domain/skills/skills-repo.ts';
 
 export const A2A_PROTOCOL_VERSION = '1.0';
 

@@ -1,7 +1,7 @@
 // Pure: /llms.txt (an index in the llms.txt format) and /llms-full.txt (the same material inline).
 import type { PriceList } from '../domain/pricing/price-list.ts';
+import type { SkillRecord } from '../domain/skills/skills-repo.ts';
 import { skillFileUrl } from '../public/presenters.ts';
-import type { SkillRecord } from '../storage/skills-repo.ts';
 
 export interface LlmsInput {
   baseUrl: string;

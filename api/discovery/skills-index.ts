@@ -1,6 +1,6 @@
 // Pure: the Agent Skills discovery index (v0.2.0) whose digests are those of the bytes we serve.
 import { skillDigest } from '../domain/skills/skill-digest.ts';
-import type { SkillRecord } from '../storage/skills-repo.ts';
+import type { SkillRecord } from '../domain/skills/skills-repo.ts';
 
 export const SKILLS_INDEX_VERSION = '0.2.0';
 

@@ -1,19 +1,19 @@
 // The identity services every surface reads as `app.colony.identity`, built once by buildServer().
 import { randomBytes } from 'node:crypto';
+import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
 import { openAiChatModel } from '../memory/chat-model.ts';
 import { openAiEmbedder } from '../memory/embedder.ts';
 import { MemoryService } from '../memory/memory-service.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
-import type { OfficeMembersRepo } from '../storage/office-members-repo.ts';
-import type { Storage } from '../storage/storage.ts';
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
 import { ConnectedApps } from './oauth/connected-apps.ts';
+import type { OfficeMembersRepo } from './offices/office-members-repo.ts';
 
 export interface IdentityServices {
   accounts: AccountService;

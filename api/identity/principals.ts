@@ -1,7 +1,7 @@
 // Builds the Principal of an account's credential: its scopes, and the offices it may act on now.
 import type { Principal } from '../shared/identity.ts';
-import type { OfficeMembersRepo } from '../storage/office-members-repo.ts';
 import type { Account } from './accounts/account.ts';
+import type { OfficeMembersRepo } from './offices/office-members-repo.ts';
 
 export interface AccountCredential {
   type: Principal['type'];

@@ -1,12 +1,12 @@
 // The memory (cortex) of each account: remember, ingest, recall, ask, forget, describe.
 import { randomId } from '../shared/random-id.ts';
-import type { MemoriesRepo, MemoryKind, MemoryRecord } from '../storage/memories-repo.ts';
 import type { Dialect } from '../storage/sql-driver.ts';
 import { type Answer, extractiveAnswer } from './answer.ts';
 import { type ChatModel, ChatModelError } from './chat-model.ts';
 import { type ConversationMessage, chunkConversation, chunkDocument } from './chunk-text.ts';
 import { bytesToVector, type Embedder, vectorToBytes } from './embedder.ts';
 import { cosine, reciprocalRankFusion } from './fuse.ts';
+import type { MemoriesRepo, MemoryKind, MemoryRecord } from './memories-repo.ts';
 import { answerPrompt, FALLBACK_REASONS, type FallbackCause, parseModelAnswer } from './model-answer.ts';
 import { queryTerms } from './query-terms.ts';
 

@@ -2,11 +2,11 @@
 // a member of the office opens to connect an OAuth integration; the office list shows its status.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ConnectionRecord } from '../connect/connect-repo.ts';
 import { ConnectError } from '../connect/connect-service.ts';
 import { connectLink } from '../connect/connectable.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { ProblemError } from '../shared/problem.ts';
-import type { ConnectionRecord } from '../storage/connect-repo.ts';
 import { connectLinkSchema, connectQuery, integrationParams } from './schemas.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

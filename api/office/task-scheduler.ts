@@ -4,9 +4,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import { type DesiredSchedule, scheduleId, type TasksRepo } from '../storage/tasks-repo.ts';
 import type { OfficeCluster } from './office-cluster.ts';
 import { desiredSchedules, nextRun } from './task-schedules.ts';
+import { type DesiredSchedule, scheduleId, type TasksRepo } from './tasks-repo.ts';
 
 export interface TaskSchedulerOptions {
   tasks: TasksRepo;

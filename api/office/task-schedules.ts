@@ -3,7 +3,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { DesiredSchedule } from '../storage/tasks-repo.ts';
+import type { DesiredSchedule } from './tasks-repo.ts';
 
 /** The first firing strictly after `after` (epoch ms), in the template's time zone. */
 export function nextRun(cron: string, timezone: string, after: number): number {

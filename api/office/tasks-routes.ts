@@ -5,8 +5,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemResponses } from '../public/problem-responses.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { type TaskRecord, taskStatuses } from '../storage/tasks-repo.ts';
 import { officeParams } from './schemas.ts';
+import { type TaskRecord, taskStatuses } from './tasks-repo.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
 const problems = problemResponses(400, 401, 403, 404, 429, 503);

@@ -1,9 +1,9 @@
 // Pure: storage records and the price list as the public API's response bodies.
 
+import type { JobRecord } from '../domain/jobs/jobs-repo.ts';
 import { planItemId } from '../domain/pricing/catalog.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
-import type { JobRecord } from '../storage/jobs-repo.ts';
-import type { SkillSummary } from '../storage/skills-repo.ts';
+import type { SkillSummary } from '../domain/skills/skills-repo.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,7 +1,7 @@
 // zod schemas of the public read API: the validators, the response types and the OpenAPI document.
 import { z } from 'zod';
 import { jobTypeNames } from '../domain/jobs/job-types.ts';
-import { jobStatuses } from '../storage/jobs-repo.ts';
+import { jobStatuses } from '../domain/jobs/jobs-repo.ts';
 
 export const problemSchema = z
   .object({

@@ -1,7 +1,7 @@
 // Serialised skills pages, cached per query and invalidated whenever the stored set changes.
 
+import type { SkillPageQuery, SkillsRepo } from '../domain/skills/skills-repo.ts';
 import { type CachedJson, cacheJson } from '../shared/cached-json.ts';
-import type { SkillPageQuery, SkillsRepo } from '../storage/skills-repo.ts';
 import { presentSkill } from './presenters.ts';
 import { encodeSkillsCursor } from './skills-cursor.ts';
 

@@ -6,7 +6,7 @@ import { cancelSession, completeSession, updateSession } from '../commerce/check
 import type { IdempotentHandler } from '../commerce/idempotent-request.ts';
 import { idempotentRoute } from '../commerce/idempotent-route.ts';
 import { jsonResponse, sendFinished } from '../commerce/send-response.ts';
-import type { FinishedResponse } from '../storage/checkout-idempotency-repo.ts';
+import type { FinishedResponse } from '../shared/finished-response.ts';
 import { UcpError, ucpErrorBody } from './errors.ts';
 import type { Negotiated } from './negotiate.ts';
 import { presentUcpSession } from './present-session.ts';

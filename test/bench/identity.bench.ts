@@ -3,8 +3,8 @@
 // HTTP: token verification (/api/v1/me), introspection, the token endpoint (refresh grant) and an
 // MCP tool call, each against a bare Fastify route in the same process and run.
 import Fastify from 'fastify';
+import { openStorage } from '../../api/app-storage.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import { openStorage } from '../../api/storage/storage.ts';
 import { OAuthTestClient } from '../support/oauth-client.ts';
 import { startListeningServer } from '../support/server.ts';
 import { type DisposableTarget, postgresTarget, sqliteTarget } from '../support/storage-targets.ts';

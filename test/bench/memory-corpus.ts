@@ -1,8 +1,8 @@
 // A labelled retrieval corpus, generated from a seed: three facts per invented service name, and
 // questions (literal and paraphrased) whose one right answer is known.
+import type { Storage } from '../../api/app-storage.ts';
+import type { MemoryRecord } from '../../api/memory/memories-repo.ts';
 import { randomId } from '../../api/shared/random-id.ts';
-import type { MemoryRecord } from '../../api/storage/memories-repo.ts';
-import type { Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';
 
 const SYLLABLES = 'ka lo mi ren tu vex sa dor qui bel nam zo pha lu tec wyn gar os fi mel'.split(' ');

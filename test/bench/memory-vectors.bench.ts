@@ -1,6 +1,6 @@
+import { openStorage } from '../../api/app-storage.ts';
 import { openAiEmbedder, vectorToBytes } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import { openStorage } from '../../api/storage/storage.ts';
 import { EMBEDDER_MODEL, startEmbedder } from '../support/embedder.ts';
 import { sqliteTarget } from '../support/storage-targets.ts';
 import { formatRow, percentile } from './load.ts';

@@ -5,12 +5,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { openStorage } from '../../api/app-storage.ts';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
 import { PostgresDriver } from '../../api/storage/postgres-driver.ts';
 import type { SqlDriver } from '../../api/storage/sql-driver.ts';
 import { SqliteDriver } from '../../api/storage/sqlite-driver.ts';
-import { openStorage } from '../../api/storage/storage.ts';
 
 const target = process.argv[2] ?? 'sqlite';
 const schema = process.argv[3];

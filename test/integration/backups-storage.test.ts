@@ -1,8 +1,8 @@
 // Snapshot metadata, restores and schedules, run unchanged against embedded SQLite and real PostgreSQL.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { initialParts, newRestoreId, newSnapshotId } from '../../api/backups/snapshot-model.ts';
-import { RestoreInProgressError } from '../../api/storage/snapshots-repo.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { RestoreInProgressError } from '../../api/backups/snapshots-repo.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('snapshots repository on $name', (t) => {

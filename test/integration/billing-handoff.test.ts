@@ -1,7 +1,7 @@
 // The billing page's server side with the built-in test processor, on SQLite and PostgreSQL: who may pay,
 // forged and foreign hand-offs, bad forms, early and repeated returns, and many returns at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { InjectBrowser } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,8 +1,8 @@
 // Idempotency on the checkout POSTs, on SQLite and PostgreSQL: byte-identical replays, conflicts, requests
 // in flight, many parallel requests with one key, and keys kept at least 24 hours.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { requestHash } from '../../api/shared/canonical-json.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { acp, type ClockedServer, HOUR, planLine, startClockedServer } from '../support/checkout.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 

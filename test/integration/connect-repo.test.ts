@@ -1,7 +1,7 @@
 // The Connect flow's storage on SQLite and PostgreSQL: states are single-use and short-lived, and a
 // refresh is leased to one replica at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('connect storage on $name', (t) => {

@@ -1,11 +1,11 @@
 // Accounts, browser sessions and the identity pages through the real server, on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../../api/app-storage.ts';
 import { loadConfig } from '../../api/config.ts';
 import { SESSION_TTL_MS } from '../../api/identity/accounts/account-service.ts';
 import { currentAccount } from '../../api/identity/accounts/current-account.ts';
 import { canActOnOffice } from '../../api/identity/offices/office-access.ts';
 import { buildServer } from '../../api/server.ts';
-import { openStorage } from '../../api/storage/storage.ts';
 import { InjectBrowser } from '../support/browser.ts';
 import { startTestServerOn, TEST_BASE_URL, type TestServer } from '../support/server.ts';
 import { sqliteTarget, storageTargets } from '../support/storage-targets.ts';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { type JobHandler, JobRunner, retryDelayMs } from '../../api/domain/jobs/job-runner.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { eventually } from '../support/server.ts';
 
 let storage: Storage;

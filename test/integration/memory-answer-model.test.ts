@@ -3,10 +3,10 @@
 // chat model is a STAND-IN (test/support/chat-model-stand-in.ts): no chat model is installable here.
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiChatModel } from '../../api/memory/chat-model.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';
 import { type ChatStandIn, quoteBestBlock, startChatStandIn } from '../support/chat-model-stand-in.ts';
 import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';

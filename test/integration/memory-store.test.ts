@@ -1,9 +1,9 @@
 // The memory store and service on both databases: full-text recall, batching, isolation, forgetting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { randomId } from '../../api/shared/random-id.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 

@@ -4,10 +4,10 @@
 // cortex_status reports the vectors, through the MCP SDK client too.
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiEmbedder } from '../../api/memory/embedder.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
-import { openStorage, type Storage } from '../../api/storage/storage.ts';
 import { addAccount } from '../support/accounts.ts';
 import { EMBEDDER_MODEL } from '../support/embedder.ts';
 import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';

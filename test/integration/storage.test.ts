@@ -1,6 +1,7 @@
 // The storage contract, run unchanged against embedded SQLite and a real PostgreSQL.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStorage, type Storage, type StorageTarget } from '../../api/storage/storage.ts';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
+import type { StorageTarget } from '../../api/storage/open-database.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('storage on $name', (t) => {

@@ -2,8 +2,9 @@
 // replicas racing, and a schedule that was missed while nothing ran fires once after a restart.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { TaskScheduler } from '../../api/office/task-scheduler.ts';
-import { openStorage, type Storage, type StorageTarget } from '../../api/storage/storage.ts';
+import type { StorageTarget } from '../../api/storage/open-database.ts';
 import type { AgentBindingObject, IntegrationObject } from '../../cluster/objects.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { storageTargets } from '../support/storage-targets.ts';

@@ -1,6 +1,7 @@
 // An account row for tests and benches that work below the sign-up page (memories need their owner).
+
+import type { Storage } from '../../api/app-storage.ts';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
-import type { Storage } from '../../api/storage/storage.ts';
 
 export async function addAccount(storage: Storage, id: string = newAccountId()): Promise<string> {
   await storage.identity.accounts.create({

@@ -1,6 +1,6 @@
 // Helpers for checkout tests: a server with a clock the test moves, and short request builders.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Storage } from '../../api/storage/storage.ts';
+import type { Storage } from '../../api/app-storage.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
 export interface ClockedServer extends TestServer {

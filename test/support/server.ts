@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { openStorage } from '../../api/app-storage.ts';
 import { loadConfig } from '../../api/config.ts';
 import { type BuildOptions, buildServer } from '../../api/server.ts';
-import { openStorage } from '../../api/storage/storage.ts';
 import type { DisposableTarget } from './storage-targets.ts';
 
 // The route and cluster tests have always taken it from here; the unit tier imports it directly.

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { StorageTarget } from '../../api/storage/storage.ts';
+import type { StorageTarget } from '../../api/storage/open-database.ts';
 
 export interface DisposableTarget {
   name: 'sqlite' | 'postgres';

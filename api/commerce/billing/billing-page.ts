@@ -1,9 +1,9 @@
 // Pure: the hosted billing page at continue_url: what is being bought, the free trial and the first
 // charge date, then sign in or sign up, then the hand-off to the payment processor.
 import { escapeHtml, page } from '../../shared/html.ts';
-import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
 import { dollars, firstChargeAt, isoDate } from '../checkout-terms.ts';
+import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 
 export interface BillingView {
   session: CheckoutSession;

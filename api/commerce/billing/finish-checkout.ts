@@ -2,12 +2,12 @@
 // for this session, the processor must say it is complete; then the subscription is recorded and the
 // session becomes `completed`.
 import { randomBytes } from 'node:crypto';
-import type { BillingHandoff } from '../../storage/billing-handoffs-repo.ts';
-import type { Storage } from '../../storage/storage.ts';
-import type { SubscriptionRecord } from '../../storage/subscriptions-repo.ts';
+import type { Storage } from '../../app-storage.ts';
+import type { BillingHandoff } from '../billing-handoffs-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
 import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
+import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 
 export type FinishOutcome =
   | { outcome: 'completed'; subscription: SubscriptionRecord }

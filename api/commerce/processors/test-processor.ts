@@ -1,7 +1,7 @@
 // The built-in test processor for sandbox and local runs: its own small hosted page collects a billing
 // address, assesses tax from it with a fixed table and starts the trial. Nothing is ever charged.
 import { randomBytes } from 'node:crypto';
-import type { BillingHandoffsRepo } from '../../storage/billing-handoffs-repo.ts';
+import type { BillingHandoffsRepo } from '../billing-handoffs-repo.ts';
 import { firstChargeAt } from '../checkout-terms.ts';
 import type { ConfirmedCheckout, PaymentProcessor, ProcessorCheckout, StartedCheckout } from './processor.ts';
 

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import type { JobRecord, JobsRepo } from '../../storage/jobs-repo.ts';
+import type { JobRecord, JobsRepo } from './jobs-repo.ts';
 
 export interface JobHandler<I = unknown> {
   description: string;

@@ -1,6 +1,6 @@
 // The job types the API accepts, each doing real work against the running service.
 import { z } from 'zod';
-import type { Storage } from '../../storage/storage.ts';
+import type { Storage } from '../../app-storage.ts';
 import { loadSkillsDir } from '../skills/load-skills-dir.ts';
 import { overallState, type Probe, runProbe } from '../status/probes.ts';
 import type { JobHandler } from './job-runner.ts';

@@ -1,9 +1,9 @@
 // Reads the published skills from a folder of <name>/SKILL.md into storage records.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SkillRecord } from '../../storage/skills-repo.ts';
 import { fileDigest } from './skill-digest.ts';
 import { parseSkillFile, SkillFileError } from './skill-file.ts';
+import type { SkillRecord } from './skills-repo.ts';
 
 /**
  * Skills are written with a `{base_url}` placeholder; it is replaced before hashing so that the

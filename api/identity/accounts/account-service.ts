@@ -1,7 +1,7 @@
 // Sign-up, password sign-in and browser sessions over the accounts repository; knows nothing of HTTP.
 import { createHash, randomBytes } from 'node:crypto';
-import type { AccountsRepo } from '../../storage/accounts-repo.ts';
 import { type Account, newAccountId, normalizeEmail, toAccount } from './account.ts';
+import type { AccountsRepo } from './accounts-repo.ts';
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from './password-hash.ts';
 
 /** A browser session lives two weeks from its last renewal. */

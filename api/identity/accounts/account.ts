@@ -1,7 +1,7 @@
 // The Account every surface sees, and the rules for what a valid sign-up looks like.
 import { z } from 'zod';
 import { randomId } from '../../shared/random-id.ts';
-import type { AccountRecord } from '../../storage/accounts-repo.ts';
+import type { AccountRecord } from './accounts-repo.ts';
 
 /** What other surfaces get from currentAccount(): never the password hash. */
 export interface Account {

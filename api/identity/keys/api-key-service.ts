@@ -2,11 +2,11 @@
 import { createHash } from 'node:crypto';
 import type { CredentialVerifier } from '../../shared/identity.ts';
 import { randomId } from '../../shared/random-id.ts';
-import type { ApiKeyRecord, ApiKeysRepo } from '../../storage/api-keys-repo.ts';
-import type { OfficeMembersRepo } from '../../storage/office-members-repo.ts';
 import type { AccountService } from '../accounts/account-service.ts';
+import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
 import { accountPrincipal } from '../principals.ts';
 import { apiKeyHint, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
+import type { ApiKeyRecord, ApiKeysRepo } from './api-keys-repo.ts';
 
 /** Enough for any fleet of agents, few enough that a leaked session cannot mint keys without end. */
 export const MAX_ACTIVE_KEYS = 100;

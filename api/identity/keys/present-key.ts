@@ -1,5 +1,5 @@
 // Pure: an API key record as the API and pages show it (never its hash).
-import type { ApiKeyRecord } from '../../storage/api-keys-repo.ts';
+import type { ApiKeyRecord } from './api-keys-repo.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

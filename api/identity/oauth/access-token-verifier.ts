@@ -1,8 +1,8 @@
 // Verifies OAuth access tokens for our resource servers by reading the authorization server's store,
 // so a revoked token fails on the very next request, on every replica.
 import type { CredentialVerifier } from '../../shared/identity.ts';
-import type { OfficeMembersRepo } from '../../storage/office-members-repo.ts';
 import type { AccountService } from '../accounts/account-service.ts';
+import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
 import { accountPrincipal } from '../principals.ts';
 import { oidcScopes } from '../scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';

@@ -1,9 +1,9 @@
 // Colony's OAuth 2.1 / OpenID Connect authorization server: an oidc-provider instance on our storage.
 import { unsign } from '@fastify/cookie';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import type { IdentityRepos } from '../../storage/identity-repos.ts';
 import type { AccountService } from '../accounts/account-service.ts';
 import type { CookiePolicy } from '../accounts/session-cookie.ts';
+import type { IdentityRepos } from '../identity-repos.ts';
 import { scopesSupported } from '../scopes.ts';
 import { agentAuthBlock } from './agent-auth.ts';
 import { oauthRoutes, providerConfiguration } from './provider-config.ts';

@@ -1,6 +1,7 @@
 // The OAuth grants an account has given (its connected applications), listed and revoked.
-import type { OAuthArtifactsRepo } from '../../storage/oauth-artifacts-repo.ts';
+
 import type { AuthorizationServer } from './authorization-server.ts';
+import type { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
 
 export interface ConnectedApp {
   grantId: string;

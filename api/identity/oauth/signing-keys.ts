@@ -1,6 +1,6 @@
 // The authorization server's own keys: ID-token signing keys and cookie keys, made once per install.
 import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from 'node:crypto';
-import type { ServerKeysRepo } from '../../storage/server-keys-repo.ts';
+import type { ServerKeysRepo } from './server-keys-repo.ts';
 
 export interface AuthorizationServerKeys {
   jwks: { keys: JsonWebKey[] };

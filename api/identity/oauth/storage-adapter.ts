@@ -1,7 +1,7 @@
 // oidc-provider's storage adapter over our database, so SQLite and PostgreSQL both hold its state.
 import { createHash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
-import type { OAuthArtifactsRepo } from '../../storage/oauth-artifacts-repo.ts';
+import type { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
 
 // Grants and clients are looked up by id from other rows and pages; every other artifact id is a
 // bearer secret (a token, a code, a session cookie), so only its SHA-256 is stored and a copy of the

@@ -8,7 +8,7 @@ import { problemResponses } from '../../public/problem-responses.ts';
 import { authenticate, requireOffice, requireScope } from '../../shared/authenticate.ts';
 import type { Principal } from '../../shared/identity.ts';
 import { ProblemError } from '../../shared/problem.ts';
-import type { OfficeMember } from '../../storage/office-members-repo.ts';
+import type { OfficeMember } from './office-members-repo.ts';
 import { memberParams, memberSchema, membersSchema, putMemberBody } from './schemas.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };

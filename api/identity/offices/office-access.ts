@@ -1,7 +1,7 @@
 // canActOnOffice(principalOrAccount, officeId): may this credential or signed-in person operate the office?
 import { type Principal, principalCoversOffice } from '../../shared/identity.ts';
-import type { OfficeRole } from '../../storage/office-members-repo.ts';
 import type { Account } from '../accounts/account.ts';
+import type { OfficeRole } from './office-members-repo.ts';
 
 export interface MembershipLookup {
   role(officeId: string, accountId: string): Promise<OfficeRole | undefined>;

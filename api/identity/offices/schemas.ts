@@ -1,8 +1,8 @@
 // zod schemas of the office membership routes.
 import { z } from 'zod';
 import { dnsLabel } from '../../../integrations/registry/names.ts';
-import { officeRoles } from '../../storage/office-members-repo.ts';
 import { emailField } from '../accounts/account.ts';
+import { officeRoles } from './office-members-repo.ts';
 
 export const memberParams = z.strictObject({
   officeID: dnsLabel,

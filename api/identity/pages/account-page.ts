@@ -1,9 +1,9 @@
 // Pure: the /account page of a signed-in person: profile, offices, API keys, connected apps, sign-out.
 import { escapeHtml, page } from '../../shared/html.ts';
-import type { ApiKeyRecord } from '../../storage/api-keys-repo.ts';
-import type { OfficeMember } from '../../storage/office-members-repo.ts';
 import type { Account } from '../accounts/account.ts';
+import type { ApiKeyRecord } from '../keys/api-keys-repo.ts';
 import type { ConnectedApp } from '../oauth/connected-apps.ts';
+import type { OfficeMember } from '../offices/office-members-repo.ts';
 import { apiKeyScopes, defaultApiKeyScopes, scopeDescriptions } from '../scopes.ts';
 import { type FieldErrors, formMessage, formStyles, hidden } from './form-kit.ts';
 

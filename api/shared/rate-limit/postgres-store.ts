@@ -1,5 +1,5 @@
 // Counters in the API's PostgreSQL database, shared by every replica.
-import type { RateLimitCountersRepo } from '../../storage/rate-limit-counters-repo.ts';
+import type { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import type { CounterStore } from './rate-limiter.ts';
 
 export class PostgresCounterStore implements CounterStore {

@@ -1,6 +1,6 @@
 // API keys: only a hash of each key is stored; the key itself is shown once, when it is created.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../../storage/json-column.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export interface ApiKeyRecord {
   id: string;

@@ -1,11 +1,12 @@
 // The identity repositories (and the memory store keyed by account), grouped so Storage gains one field.
-import { AccountsRepo } from './accounts-repo.ts';
-import { ApiKeysRepo } from './api-keys-repo.ts';
-import { MemoriesRepo } from './memories-repo.ts';
-import { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
-import { OfficeMembersRepo } from './office-members-repo.ts';
-import { ServerKeysRepo } from './server-keys-repo.ts';
-import type { SqlDriver } from './sql-driver.ts';
+
+import { MemoriesRepo } from '../memory/memories-repo.ts';
+import type { SqlDriver } from '../storage/sql-driver.ts';
+import { AccountsRepo } from './accounts/accounts-repo.ts';
+import { ApiKeysRepo } from './keys/api-keys-repo.ts';
+import { OAuthArtifactsRepo } from './oauth/oauth-artifacts-repo.ts';
+import { ServerKeysRepo } from './oauth/server-keys-repo.ts';
+import { OfficeMembersRepo } from './offices/office-members-repo.ts';
 
 export class IdentityRepos {
   readonly accounts: AccountsRepo;

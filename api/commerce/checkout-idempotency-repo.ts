@@ -1,18 +1,19 @@
 // Idempotency records for the checkout surfaces: claimed by one statement, so of many concurrent requests
 // with one key exactly one runs; the others see it in flight, replay its bytes, or conflict.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver, SqlExecutor, SqlValue } from '../storage/sql-driver.ts';
 
-export interface FinishedResponse {
+/** What a finished claim keeps so every replay repeats it; the repository never looks inside. */
+export interface StoredReplay {
   statusCode: number;
   headers: Record<string, string>;
-  /** The exact bytes sent the first time, so a replay is byte-identical. */
+  /** Kept as the exact bytes, so a replay is byte-identical. */
   body: string;
 }
 
 export type IdempotencyClaim =
   | { outcome: 'claimed' }
-  | { outcome: 'replay'; response: FinishedResponse }
+  | { outcome: 'replay'; response: StoredReplay }
   | { outcome: 'conflict' }
   | { outcome: 'in_flight'; retryAfterSeconds: number };
 
@@ -37,17 +38,33 @@ export interface ClaimOptions {
   ttlMs: number;
 }
 
+/**
+ * The one statement that finishes a claim. Its placeholders start at `$first` and `onlyIf` narrows its
+ * WHERE, so it can also run inside a larger statement after that statement's own parameters.
+ */
+export function finishClaim(
+  scope: string,
+  key: string,
+  replay: StoredReplay,
+  first = 1,
+  onlyIf = '',
+): { sql: string; params: SqlValue[] } {
+  const $ = (i: number) => `$${first + i}`;
+  return {
+    sql: `UPDATE checkout_idempotency SET state = 'done', status_code = ${$(2)}, headers = ${$(3)}, body = ${$(4)}
+     WHERE scope = ${$(0)} AND key = ${$(1)}${onlyIf}`,
+    params: [scope, key, replay.statusCode, writeJson(replay.headers), replay.body],
+  };
+}
+
 export async function finishIdempotency(
   tx: SqlExecutor,
   scope: string,
   key: string,
-  r: FinishedResponse,
+  replay: StoredReplay,
 ): Promise<void> {
-  await tx.query(
-    `UPDATE checkout_idempotency SET state = 'done', status_code = $3, headers = $4, body = $5
-     WHERE scope = $1 AND key = $2`,
-    [scope, key, r.statusCode, writeJson(r.headers), r.body],
-  );
+  const finish = finishClaim(scope, key, replay);
+  await tx.query(finish.sql, finish.params);
 }
 
 export class CheckoutIdempotencyRepo {
@@ -109,7 +126,7 @@ export class CheckoutIdempotencyRepo {
   }
 
   /** Records a response that changed nothing (an error, a read-only answer) so replays repeat it. */
-  async finish(scope: string, key: string, response: FinishedResponse): Promise<void> {
+  async finish(scope: string, key: string, response: StoredReplay): Promise<void> {
     await finishIdempotency(this.db, scope, key, response);
   }
 

@@ -1,6 +1,6 @@
 // Snapshot metadata, restores and per-office schedules; never a secret value (those stay in Kubernetes).
-import { readJson, writeJson } from './json-column.ts';
-import { type SqlDriver, type SqlValue, UniqueViolationError } from './sql-driver.ts';
+import { readJson, writeJson } from '../storage/json-column.ts';
+import { type SqlDriver, type SqlValue, UniqueViolationError } from '../storage/sql-driver.ts';
 
 /** pending → running → completed | failed; deleted is a tombstone kept so a late restore is told why. */
 export const snapshotStatuses = ['pending', 'running', 'completed', 'failed', 'deleted'] as const;

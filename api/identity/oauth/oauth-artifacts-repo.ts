@@ -1,6 +1,6 @@
 // What the OAuth authorization server persists: grants, tokens, codes, sessions, registered clients.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../../storage/json-column.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export interface OAuthArtifact {
   model: string;

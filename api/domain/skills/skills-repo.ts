@@ -1,6 +1,6 @@
 // Published skills: replaced as a set from the repository's skills/ folder, read in name order.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../../storage/json-column.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export interface SkillRecord {
   name: string;

@@ -1,7 +1,7 @@
 // Durable job records: creation with idempotency keys, leasing to one worker, and outcomes.
 import { randomUUID } from 'node:crypto';
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../../storage/json-column.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 /** queued → running → completed; a failed attempt goes to retrying (then running again) or failed. */
 export const jobStatuses = ['queued', 'running', 'retrying', 'completed', 'failed'] as const;

@@ -1,7 +1,7 @@
 // The OAuth Connect flow's storage: one-time states (stored hashed, consumed by one statement) and
 // per-instance connection records (expiry, refresh status, a lease for the refreshing replica).
 import { createHash } from 'node:crypto';
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../storage/sql-driver.ts';
 
 export interface ConnectState {
   officeId: string;

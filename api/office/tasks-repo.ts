@@ -1,7 +1,7 @@
 // The office task queue and the schedules that feed it. Every creation that could race between
 // replicas is decided by one statement: a unique dedupe key, or a compare-and-set on a schedule.
 import { randomBytes } from 'node:crypto';
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../storage/sql-driver.ts';
 
 export const taskStatuses = ['open', 'in_progress', 'done', 'canceled'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];

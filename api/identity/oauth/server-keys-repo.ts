@@ -1,5 +1,5 @@
 // Keys the server generates for itself (cookie signing, token signing), shared by every replica.
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export class ServerKeysRepo {
   private readonly db: SqlDriver;

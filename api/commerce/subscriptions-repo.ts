@@ -1,6 +1,6 @@
 // Each account's current subscription, recorded when its owner finishes a checkout at continue_url.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver } from '../storage/sql-driver.ts';
 
 export interface SubscriptionRecord {
   id: string;

@@ -1,5 +1,5 @@
 // Fixed-window counters in the database, so every replica shares one budget per client.
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export class RateLimitCountersRepo {
   private readonly db: SqlDriver;

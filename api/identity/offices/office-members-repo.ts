@@ -1,5 +1,5 @@
 // Which accounts may operate which offices, and in what role.
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export const officeRoles = ['owner', 'operator'] as const;
 export type OfficeRole = (typeof officeRoles)[number];

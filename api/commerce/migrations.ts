@@ -1,16 +1,18 @@
 // Checkout sessions (ACP and UCP), their idempotency records and the subscriptions they lead to (ids 100–199).
-import type { Migration } from './migrations.ts';
+import { eachDialect } from '../storage/column-types.ts';
+import type { Migration } from '../storage/migration-runner.ts';
 
-const tables = (json: string, bigint: string) => `
+const tables = eachDialect(
+  (t) => `
   CREATE TABLE checkout_sessions (
     id TEXT PRIMARY KEY,
     protocol TEXT NOT NULL,
     status TEXT NOT NULL,
-    data ${json} NOT NULL,
+    data ${t.json} NOT NULL,
     revision INTEGER NOT NULL,
-    created_at ${bigint} NOT NULL,
-    updated_at ${bigint} NOT NULL,
-    expires_at ${bigint} NOT NULL
+    created_at ${t.bigint} NOT NULL,
+    updated_at ${t.bigint} NOT NULL,
+    expires_at ${t.bigint} NOT NULL
   );
   CREATE INDEX checkout_sessions_expiry ON checkout_sessions (status, expires_at);
   CREATE TABLE checkout_idempotency (
@@ -19,11 +21,11 @@ const tables = (json: string, bigint: string) => `
     fingerprint TEXT NOT NULL,
     state TEXT NOT NULL,
     status_code INTEGER,
-    headers ${json},
+    headers ${t.json},
     body TEXT,
-    created_at ${bigint} NOT NULL,
-    locked_until ${bigint} NOT NULL,
-    expires_at ${bigint} NOT NULL,
+    created_at ${t.bigint} NOT NULL,
+    locked_until ${t.bigint} NOT NULL,
+    expires_at ${t.bigint} NOT NULL,
     PRIMARY KEY (scope, key)
   );
   CREATE INDEX checkout_idempotency_expiry ON checkout_idempotency (expires_at);
@@ -34,36 +36,39 @@ const tables = (json: string, bigint: string) => `
     status TEXT NOT NULL,
     plan TEXT NOT NULL,
     billing_interval TEXT NOT NULL,
-    data ${json} NOT NULL,
-    trial_end ${bigint},
+    data ${t.json} NOT NULL,
+    trial_end ${t.bigint},
     processor TEXT NOT NULL,
     processor_ref TEXT NOT NULL,
-    created_at ${bigint} NOT NULL,
-    updated_at ${bigint} NOT NULL
-  )`;
+    created_at ${t.bigint} NOT NULL,
+    updated_at ${t.bigint} NOT NULL
+  )`,
+);
 
-const handoffs = (json: string, bigint: string) => `
+const handoffs = eachDialect(
+  (t) => `
   CREATE TABLE billing_handoffs (
     reference TEXT PRIMARY KEY,
     processor TEXT NOT NULL,
     checkout_session_id TEXT NOT NULL,
     account_id TEXT NOT NULL,
     status TEXT NOT NULL,
-    data ${json} NOT NULL,
-    created_at ${bigint} NOT NULL,
-    updated_at ${bigint} NOT NULL
+    data ${t.json} NOT NULL,
+    created_at ${t.bigint} NOT NULL,
+    updated_at ${t.bigint} NOT NULL
   );
-  CREATE INDEX billing_handoffs_session ON billing_handoffs (checkout_session_id)`;
+  CREATE INDEX billing_handoffs_session ON billing_handoffs (checkout_session_id)`,
+);
 
 export const commerceMigrations: readonly Migration[] = [
   {
     id: 100,
     name: 'checkout sessions, checkout idempotency records and subscriptions',
-    sql: { sqlite: tables('TEXT', 'INTEGER'), postgres: tables('JSONB', 'BIGINT') },
+    sql: tables,
   },
   {
     id: 101,
     name: 'billing hand-offs from the hosted billing page to a payment processor',
-    sql: { sqlite: handoffs('TEXT', 'INTEGER'), postgres: handoffs('JSONB', 'BIGINT') },
+    sql: handoffs,
   },
 ];

@@ -1,7 +1,7 @@
 // Hand-offs from the billing page to a payment processor: which processor checkout belongs to which
 // session and account, so a return from the processor is only believed for the account that started it.
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver } from '../storage/sql-driver.ts';
 
 export interface BillingHandoff {
   reference: string;

@@ -1,5 +1,5 @@
 // Accounts and their browser sessions. Emails are stored normalised (lower case), so they are unique.
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export interface AccountRecord {
   id: string;

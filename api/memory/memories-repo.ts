@@ -1,6 +1,7 @@
 // The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
-import { fts5Expression, prunedExpressions, tsqueryExpression } from '../memory/query-terms.ts';
-import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
+import { fts5Expression, prunedExpressions, tsqueryExpression } from './query-terms.ts';
 
 export type MemoryKind = 'fact' | 'document' | 'conversation';
 

@@ -1,9 +1,10 @@
 // Checkout sessions of both protocols, written with an optimistic revision check and, when a request
 // carries an Idempotency-Key, in the same transaction as the response that replays it.
-import type { CheckoutSession, CheckoutStatus } from '../commerce/checkout-session.ts';
-import { type FinishedResponse, finishIdempotency } from './checkout-idempotency-repo.ts';
-import { readJson, writeJson } from './json-column.ts';
-import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+
+import { readJson, writeJson } from '../storage/json-column.ts';
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
+import { finishClaim, finishIdempotency, type StoredReplay } from './checkout-idempotency-repo.ts';
+import type { CheckoutSession, CheckoutStatus } from './checkout-session.ts';
 
 interface SessionRow {
   id: string;
@@ -48,7 +49,7 @@ export interface SessionWrite {
   session: CheckoutSession;
   /** True for a new session; otherwise the stored revision must be `session.revision - 1`. */
   created: boolean;
-  idempotency?: { scope: string; key: string; response: FinishedResponse };
+  idempotency?: { scope: string; key: string; response: StoredReplay };
 }
 
 export class CheckoutSessionsRepo {
@@ -133,20 +134,18 @@ async function writeWithResponse(
   idem: NonNullable<SessionWrite['idempotency']>,
 ): Promise<boolean> {
   const params = created ? insertParams(s) : replaceParams(s);
-  const n = params.length;
+  const finish = finishClaim(
+    idem.scope,
+    idem.key,
+    idem.response,
+    params.length + 1,
+    ' AND EXISTS (SELECT 1 FROM s)',
+  );
   const [row] = await db.query<{ written: number }>(
     `WITH s AS (${created ? INSERT_SESSION : REPLACE_SESSION}),
-       i AS (UPDATE checkout_idempotency SET state = 'done', status_code = $${n + 3}, headers = $${n + 4}, body = $${n + 5}
-             WHERE scope = $${n + 1} AND key = $${n + 2} AND EXISTS (SELECT 1 FROM s) RETURNING 1)
+       i AS (${finish.sql} RETURNING 1)
      SELECT (SELECT COUNT(*) FROM s) AS written`,
-    [
-      ...params,
-      idem.scope,
-      idem.key,
-      idem.response.statusCode,
-      writeJson(idem.response.headers),
-      idem.response.body,
-    ],
+    [...params, ...finish.params],
   );
   return Number(row?.written) === 1;
 }

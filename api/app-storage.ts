@@ -1,0 +1,73 @@
+// The application's storage: every domain's repositories on one database, and every domain's
+// migrations in the one order they have always run in.
+
+import { backupsMigrations } from './backups/migrations.ts';
+import { SnapshotsRepo } from './backups/snapshots-repo.ts';
+import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
+import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
+import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
+import { commerceMigrations } from './commerce/migrations.ts';
+import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
+import { ConnectRepo } from './connect/connect-repo.ts';
+import { connectMigrations } from './connect/migrations.ts';
+import { JobsRepo } from './domain/jobs/jobs-repo.ts';
+import { domainMigrations } from './domain/migrations.ts';
+import { SkillsRepo } from './domain/skills/skills-repo.ts';
+import { IdentityRepos } from './identity/identity-repos.ts';
+import { identityMigrations } from './identity/migrations.ts';
+import { memoryMigrations } from './memory/migrations.ts';
+import { officeMigrations } from './office/migrations.ts';
+import { TasksRepo } from './office/tasks-repo.ts';
+import { RateLimitCountersRepo } from './shared/rate-limit/rate-limit-counters-repo.ts';
+import type { Migration } from './storage/migration-runner.ts';
+import { openDatabase, type StorageHandle, type StorageTarget } from './storage/open-database.ts';
+
+export interface Storage extends StorageHandle {
+  readonly skills: SkillsRepo;
+  readonly jobs: JobsRepo;
+  readonly rateLimitCounters: RateLimitCountersRepo;
+  readonly tasks: TasksRepo;
+  /** OAuth Connect states and connection records (api/connect). */
+  readonly connect: ConnectRepo;
+  readonly checkoutSessions: CheckoutSessionsRepo;
+  readonly checkoutIdempotency: CheckoutIdempotencyRepo;
+  readonly subscriptions: SubscriptionsRepo;
+  readonly billingHandoffs: BillingHandoffsRepo;
+  /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
+  readonly identity: IdentityRepos;
+  /** Backups: snapshot metadata, restores, schedules (api/backups). */
+  readonly snapshots: SnapshotsRepo;
+}
+
+/**
+ * Not sorted by id: a fresh database replays exactly this order (memories reference accounts, for
+ * one), and an existing one skips the ids its schema_migrations already holds.
+ */
+export const migrations: readonly Migration[] = [
+  ...domainMigrations, // 1
+  ...officeMigrations, // 300
+  ...connectMigrations, // 301
+  ...commerceMigrations, // 100, 101
+  ...identityMigrations, // 200–202
+  ...memoryMigrations, // 203
+  ...backupsMigrations, // 400, 401
+];
+
+export function openStorage(target: StorageTarget): Promise<Storage> {
+  return openDatabase(target, {
+    migrations,
+    repositories: (driver) => ({
+      skills: new SkillsRepo(driver),
+      jobs: new JobsRepo(driver),
+      rateLimitCounters: new RateLimitCountersRepo(driver),
+      tasks: new TasksRepo(driver),
+      connect: new ConnectRepo(driver),
+      checkoutSessions: new CheckoutSessionsRepo(driver),
+      checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
+      subscriptions: new SubscriptionsRepo(driver),
+      billingHandoffs: new BillingHandoffsRepo(driver),
+      identity: new IdentityRepos(driver),
+      snapshots: new SnapshotsRepo(driver),
+    }),
+  });
+}
