@@ -2,8 +2,8 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createControllerMetrics } from '../../../controller/metrics.ts';
+import { worthReconciling } from '../../../controller/runtime/predicates.ts';
 import { requestLabels } from '../../../controller/runtime/request-labels.ts';
-import { worthReconciling } from '../../../controller/watches.ts';
 
 const base = 'https://127.0.0.1:6443';
 
