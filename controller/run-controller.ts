@@ -84,11 +84,7 @@ export async function runController(opts: RunControllerOptions): Promise<Running
         ...(opts.resyncSeconds ? { resyncMs: opts.resyncSeconds * 1000 } : {}),
         ...(opts.workers ? { workers: opts.workers } : {}),
         ...opts.layers,
-        onError: (key, err) =>
-          opts.log.warn(
-            { key, err: (err as Error).message },
-            'reconcile or list/watch failed; retrying with backoff',
-          ),
+        log: opts.log,
       });
       controller = c;
       starting = c.start();

@@ -7,6 +7,7 @@ import type { IntegrationRegistry } from '../../integrations/registry/load-regis
 import { renderEnv } from '../render/agent-env.ts';
 import { INIT_CONTAINER, INIT_FAILURE } from '../render/init-script.ts';
 import { sameConditions, setCondition } from '../runtime/conditions.ts';
+import { type Request, type Result, RetryableError } from '../runtime/reconcile.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { nameInstances } from './agent-instances.ts';
 import { evaluate, type Outcome } from './agent-outcome.ts';
@@ -152,7 +153,12 @@ async function writeBindingStatus(
   await deps.status.write('AgentBinding', ns, b.metadata?.name ?? '', next);
 }
 
-export async function reconcileAgent(deps: AgentDeps, ns: string, agentName: string): Promise<void> {
+/**
+ * Reconciles the agent a request names. A refused apply is reported on every binding first, then
+ * retried with backoff; any other failure is thrown as it comes and retried the same way.
+ */
+export async function reconcileAgent(deps: AgentDeps, req: Request): Promise<Result | undefined> {
+  const { namespace: ns, name: agentName } = req;
   const evaluated = nameInstances(
     bindingsOfAgent(deps.view, ns, agentName).map((b) => ({ b, outcome: evaluate(deps, ns, b) })),
   );
@@ -173,8 +179,12 @@ export async function reconcileAgent(deps: AgentDeps, ns: string, agentName: str
       bindingStatus(b, verdict(b, outcome, sync, failure), outcome, deps.now()),
     );
   }
-  if (sync.retry) throw sync.retry;
+  if (sync.retry) throw retryable(sync.retry);
+  return undefined;
 }
+
+const retryable = (err: unknown) =>
+  new RetryableError(err instanceof Error ? err.message : String(err), { cause: err });
 
 /** The database layer: a role and its credentials for an enabled binding, revoked otherwise. */
 async function withDatabase(

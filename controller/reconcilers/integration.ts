@@ -19,6 +19,7 @@ import { renderCredentialCheck, renderSharedDriveClaim } from '../render/integra
 import { officeServiceName, renderOfficeService } from '../render/office-service.ts';
 import type { PodSecurity } from '../render/pod-security.ts';
 import { type NewCondition, removeCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
+import type { Request, Result } from '../runtime/reconcile.ts';
 import type { StatusWriter } from '../runtime/status-writer.ts';
 import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';
 import {
@@ -257,7 +258,7 @@ async function credentialCheck(
   i: IntegrationObject,
   ctx: IntegrationContext,
   d: Decision,
-): Promise<{ problem: LayerProblem; status: CheckStatus; requeueAfterMs?: number }> {
+): Promise<{ problem: LayerProblem; status: CheckStatus; requeueAfter?: number }> {
   const version = d.secret?.metadata?.resourceVersion ?? '';
   const previous = i.status?.credentialCheck;
   const request = renderCredentialCheck(ctx, decodeSecretData(d.secret));
@@ -268,7 +269,7 @@ async function credentialCheck(
     resultOf(status) === 'Refused' ? { reason: 'CredentialCheckFailed', message: status.message } : undefined;
   const next = nextCheckAt(status, deps.credentialRetry ?? DEFAULT_RETRY);
   if (next === undefined) return { problem, status };
-  return { problem, status, requeueAfterMs: Math.max(1, next - deps.now().getTime()) };
+  return { problem, status, requeueAfter: Math.max(1, next - deps.now().getTime()) };
 }
 
 /** The CredentialVerified condition, or undefined where no check applies. */
@@ -293,7 +294,7 @@ function verifiedCondition(i: IntegrationObject, check: CheckStatus): NewConditi
 /** The layers that belong to the office rather than to one agent. */
 async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decision) {
   if (!d.manifest || !d.secret || d.missing.length > 0)
-    return { problem: undefined, check: i.status?.credentialCheck, requeueAfterMs: undefined };
+    return { problem: undefined, check: i.status?.credentialCheck, requeueAfter: undefined };
   const ctx: IntegrationContext = {
     manifest: d.manifest,
     officeId: i.spec.officeId,
@@ -303,7 +304,7 @@ async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decisi
   };
   const values = decodeSecretData(d.secret);
   const filesProblem = await syncCredentialFiles(deps, i, ctx, values);
-  const { problem, status, requeueAfterMs } = await credentialCheck(deps, i, ctx, d);
+  const { problem, status, requeueAfter } = await credentialCheck(deps, i, ctx, d);
   const claim = renderSharedDriveClaim(ctx, i.metadata?.name ?? '');
   const applied = deps.appliedClaims ?? new Set<string>();
   // The drive is created the first time an agent enables the integration, and kept when none does.
@@ -315,7 +316,7 @@ async function syncLayers(deps: IntegrationDeps, i: IntegrationObject, d: Decisi
     await deps.applier.apply(claim);
     applied.add(`${d.ns}/${claim.metadata?.name}`);
   }
-  return { problem: filesProblem ?? problem, check: status, requeueAfterMs };
+  return { problem: filesProblem ?? problem, check: status, requeueAfter };
 }
 
 /**
@@ -348,12 +349,9 @@ function serviceHealth(
   };
 }
 
-/** Reconciles one Integration; `requeueAfterMs` says when its credential check is due again. */
-export async function reconcileIntegration(
-  deps: IntegrationDeps,
-  ns: string,
-  name: string,
-): Promise<{ requeueAfterMs?: number } | undefined> {
+/** Reconciles one Integration; `requeueAfter` says when its credential check is due again. */
+export async function reconcileIntegration(deps: IntegrationDeps, req: Request): Promise<Result | undefined> {
+  const { namespace: ns, name } = req;
   const i = deps.view.integrations.get(`${ns}/${name}`);
   if (!i) return undefined;
   const d = decide(deps, i);
@@ -374,7 +372,7 @@ export async function reconcileIntegration(
   const conditions = verified
     ? setCondition(withReady, verified, deps.now())
     : removeCondition(withReady, 'CredentialVerified');
-  const requeue = layers.requeueAfterMs === undefined ? undefined : { requeueAfterMs: layers.requeueAfterMs };
+  const requeue = layers.requeueAfter === undefined ? undefined : { requeueAfter: layers.requeueAfter };
   const unchanged =
     sameConditions(i.status?.conditions, conditions) &&
     i.status?.observedGeneration === gen &&

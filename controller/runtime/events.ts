@@ -3,6 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { EventsV1Api, type KubeConfig, type KubernetesObject, V1MicroTime } from '@kubernetes/client-node';
 
+/** Records an Event without waiting for it: reconcilers report and carry on. */
+export type RecordEvent = (
+  obj: KubernetesObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+) => void;
+
 export interface EventRecorder {
   record(obj: KubernetesObject, type: 'Normal' | 'Warning', reason: string, note: string): Promise<void>;
 }

@@ -1,8 +1,8 @@
 // How the controller names its Kubernetes API requests and records reconciles in Prometheus.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { worthReconciling } from '../../../controller/colony-controller.ts';
 import { createControllerMetrics } from '../../../controller/metrics.ts';
+import { worthReconciling } from '../../../controller/runtime/predicates.ts';
 import { requestLabels } from '../../../controller/runtime/request-labels.ts';
 
 const base = 'https://127.0.0.1:6443';
