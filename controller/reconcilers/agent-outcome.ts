@@ -13,7 +13,7 @@ import {
 import type { Injection } from '../render/agent-env.ts';
 import type { EnabledLayers } from '../render/agent-layers.ts';
 import { officeServiceName, officeServiceUrl } from '../render/office-service.ts';
-import type { AgentDeps } from './agent.ts';
+import type { AgentDeps } from './agent-deps.ts';
 import { agentWorkload, bindingsOfSecret, integrationForSecret } from './cluster-view.ts';
 import { resultOf } from './credential-check.ts';
 

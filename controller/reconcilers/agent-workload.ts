@@ -22,7 +22,7 @@ import { bindingOrder } from '../../integrations/registry/agent-surface.ts';
 import { appliedHash, type Injection, renderAgentEnvApply, renderEnv } from '../render/agent-env.ts';
 import { configMapName, renderAgentLayers } from '../render/agent-layers.ts';
 import { type ApiFailure, apiFailure, isTransient } from '../runtime/api-failure.ts';
-import type { AgentDeps } from './agent.ts';
+import type { AgentDeps } from './agent-deps.ts';
 import type { Outcome } from './agent-outcome.ts';
 import { agentWorkload } from './cluster-view.ts';
 import { envOwners, formClashes } from './field-owners.ts';

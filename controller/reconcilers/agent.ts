@@ -1,14 +1,11 @@
 // Reconciles one agent (namespace + agent name): injects the env vars and layers of every enabled,
 // valid binding into its workload and reports each binding's outcome in its status.
-import type { V1SecurityContext } from '@kubernetes/client-node';
-import type { Applier } from '../../cluster/apply.ts';
 import type { AgentBindingObject } from '../../cluster/objects.ts';
-import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import { renderEnv } from '../render/agent-env.ts';
 import { INIT_CONTAINER, INIT_FAILURE } from '../render/init-script.ts';
 import { sameConditions, setCondition } from '../runtime/conditions.ts';
 import { type Request, type Result, RetryableError } from '../runtime/reconcile.ts';
-import type { StatusWriter } from '../runtime/status-writer.ts';
+import type { AgentDeps } from './agent-deps.ts';
 import { nameInstances } from './agent-instances.ts';
 import { evaluate, type Outcome } from './agent-outcome.ts';
 import {
@@ -19,25 +16,7 @@ import {
   type WorkloadSync,
 } from './agent-workload.ts';
 import { bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
-import type { DatabaseLayer } from './database-layer.ts';
 import { replicaFailure } from './replica-failure.ts';
-
-export interface AgentDeps {
-  view: ClusterView;
-  registry: IntegrationRegistry;
-  applier: Applier;
-  status: StatusWriter;
-  now: () => Date;
-  /** Image of the colony-init container (shared-drive folders, cliInstalls). */
-  initImage: string;
-  /** securityContext of the colony-init container (restricted Pod Security by default). */
-  initSecurityContext?: V1SecurityContext | undefined;
-  /** Whether the credentialCheck layer runs; when off, its verdict does not gate agents. */
-  credentialChecks?: boolean;
-  /** The database layer; undefined when no office database is configured. */
-  database?: DatabaseLayer | undefined;
-  recordEvent?: (b: AgentBindingObject, type: 'Normal' | 'Warning', reason: string, message: string) => void;
-}
 
 type Verdict = { available: boolean; degraded: boolean; reason: string; message: string };
 

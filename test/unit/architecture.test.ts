@@ -1,5 +1,5 @@
 // Keeps docs/architecture.md true: every relative import in the tree must follow its allowed-imports
-// table, and every folder with source code must have a row.
+// table, every folder with source code must have a row, and no shipped module imports itself in a circle.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,22 @@ const topFolders = readdirSync(root, { withFileTypes: true })
   .map((e) => `${e.name}/`)
   .filter((dir) => sourceFiles(dir).length > 0);
 
+/** The files from which an import chain leads back to themselves (type-only imports included). */
+function filesOnCycles(graph: Map<string, string[]>): string[] {
+  const reaches = (from: string, goal: string): boolean => {
+    const seen = new Set<string>();
+    const todo = [...(graph.get(from) ?? [])];
+    for (let f = todo.pop(); f !== undefined; f = todo.pop()) {
+      if (f === goal) return true;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      todo.push(...(graph.get(f) ?? []));
+    }
+    return false;
+  };
+  return [...graph.keys()].filter((file) => reaches(file, file)).sort();
+}
+
 describe('docs/architecture.md', () => {
   it('has a row for every top-level folder that holds TypeScript, and no row for a missing folder', () => {
     const tableTops = new Set(rows.map((r) => `${r.folder.split('/')[0]}/`));
@@ -76,6 +92,21 @@ describe('docs/architecture.md', () => {
     );
     expect(imports.length).toBeGreaterThan(1000);
     expect(crossings(rows, imports)).toEqual([]);
+  });
+
+  it('has no import cycles outside test/, type-only imports included', () => {
+    const shipped = topFolders.filter((dir) => dir !== 'test/').flatMap(sourceFiles);
+    const graph = new Map(shipped.map((file) => [file, relativeImports(file)]));
+    expect(filesOnCycles(graph)).toEqual([]);
+    expect(
+      filesOnCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts']);
   });
 
   it('reports an import from the API into the operator, and none from main/ into either', () => {
