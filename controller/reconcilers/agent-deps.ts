@@ -4,9 +4,9 @@ import type { V1SecurityContext } from '@kubernetes/client-node';
 import type { Applier } from '../../cluster/apply.ts';
 import type { AgentBindingObject } from '../../cluster/objects.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
-import type { StatusWriter } from '../runtime/status-writer.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { DatabaseLayer } from './database-layer.ts';
+import type { StatusWriter } from './status-writer.ts';
 
 export interface AgentDeps {
   view: ClusterView;

@@ -3,7 +3,6 @@
 import type { AgentBindingObject } from '../../cluster/objects.ts';
 import { renderEnv } from '../render/agent-env.ts';
 import { INIT_CONTAINER, INIT_FAILURE } from '../render/init-script.ts';
-import { sameConditions, setCondition } from '../runtime/conditions.ts';
 import { type Request, type Result, RetryableError } from '../runtime/reconcile.ts';
 import type { AgentDeps } from './agent-deps.ts';
 import { nameInstances } from './agent-instances.ts';
@@ -16,6 +15,7 @@ import {
   type WorkloadSync,
 } from './agent-workload.ts';
 import { bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
+import { sameConditions, setCondition } from './conditions.ts';
 import { replicaFailure } from './replica-failure.ts';
 
 type Verdict = { available: boolean; degraded: boolean; reason: string; message: string };

@@ -18,10 +18,9 @@ import { driveClaimName } from '../render/agent-layers.ts';
 import { renderCredentialCheck, renderSharedDriveClaim } from '../render/integration-layers.ts';
 import { officeServiceName, renderOfficeService } from '../render/office-service.ts';
 import type { PodSecurity } from '../render/pod-security.ts';
-import { type NewCondition, removeCondition, sameConditions, setCondition } from '../runtime/conditions.ts';
 import type { Request, Result } from '../runtime/reconcile.ts';
-import type { StatusWriter } from '../runtime/status-writer.ts';
 import { bindingsOfSecret, type ClusterView } from './cluster-view.ts';
+import { type NewCondition, removeCondition, sameConditions, setCondition } from './conditions.ts';
 import {
   type CheckVerdict,
   DEFAULT_RETRY,
@@ -33,6 +32,7 @@ import {
   runCredentialCheck,
 } from './credential-check.ts';
 import { replicaFailure } from './replica-failure.ts';
+import type { StatusWriter } from './status-writer.ts';
 
 export interface IntegrationDeps {
   view: ClusterView;
