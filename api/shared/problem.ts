@@ -1,10 +1,11 @@
 // The one catalogue of RFC 9457 problem types served on /api/v1 (docs/errors.md is checked against it).
+import { type CatalogueEntry, CatalogueError, errorCatalogue } from './error-catalogue.ts';
+import type { FieldError } from './framework-errors.ts';
 
-export interface ProblemSpec {
-  status: number;
+export type { FieldError };
+
+export interface ProblemSpec extends CatalogueEntry {
   title: string;
-  /** Shown in docs/errors.md and at /problems/<code>. */
-  description: string;
 }
 
 export const problemCatalogue = {
@@ -37,6 +38,7 @@ export const problemCatalogue = {
     status: 404,
     title: 'Route not found',
     description: 'No operation exists at this method and path. GET /api/v1 lists every resource.',
+    message: 'No operation {method} {path}. GET /api/v1 lists the resources.',
   },
   unauthorized: {
     status: 401,
@@ -91,6 +93,8 @@ export const problemCatalogue = {
     status: 500,
     title: 'Internal server error',
     description: 'An unexpected error occurred. The request id identifies it in the server logs.',
+    message: 'An unexpected error occurred.',
+    expose: false,
   },
   service_unavailable: {
     status: 503,
@@ -112,11 +116,8 @@ export const problemCatalogue = {
 
 export type ProblemCode = keyof typeof problemCatalogue;
 
-export interface FieldError {
-  /** Where the bad value was: `query.limit`, `body.requests[3].method`, `header.idempotency-key`. */
-  location: string;
-  message: string;
-}
+/** Every framework failure is answered with the problem type of the same name. */
+export const problemErrors = errorCatalogue(problemCatalogue, {});
 
 export interface ProblemBody {
   type: string;
@@ -132,12 +133,10 @@ export interface ProblemBody {
 }
 
 /** A typed error that any /api/v1 handler may throw; the problem plugin renders it. */
-export class ProblemError extends Error {
+export class ProblemError extends CatalogueError<ProblemCode> {
   override readonly name = 'ProblemError';
-  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
 
   constructor(
@@ -149,16 +148,10 @@ export class ProblemError extends Error {
       extensions?: Record<string, unknown>;
     } = {},
   ) {
-    super(detail);
-    this.code = code;
+    super(problemErrors, code, detail, extra.headers);
     this.detail = detail;
     this.errors = extra.errors;
-    this.headers = extra.headers ?? {};
     this.extensions = extra.extensions ?? {};
-  }
-
-  get status(): number {
-    return problemCatalogue[this.code].status;
   }
 }
 
