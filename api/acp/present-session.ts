@@ -1,20 +1,13 @@
 // Pure: a checkout session as the body of the requested ACP snapshot (each validates against its schema).
 import { buyerWire } from '../commerce/buyer-input.ts';
+import type { PresentContext } from '../commerce/checkout-adapter.ts';
 import type { PricedLine } from '../commerce/checkout-pricing.ts';
 import type { CheckoutSession, CheckoutStatus } from '../commerce/checkout-session.ts';
 import { type SessionNote, sessionNotes } from '../commerce/checkout-terms.ts';
 import { type AcpShape, type AcpVersion, shapeOf } from './versions.ts';
 
-export interface AcpContext {
-  continueUrl: string;
-  termsUrl: string;
-  privacyUrl: string;
-  /** Where the owner sees what they bought (an order's permalink). */
-  accountUrl: string;
-  now: number;
-  /** COLONY_ENVIRONMENT=sandbox: every session says that nothing is charged and data is disposable. */
-  sandbox?: boolean;
-}
+/** The links and clock an ACP session body needs: exactly what every presenter gets. */
+export type AcpContext = PresentContext;
 
 type Json = Record<string, unknown>;
 

@@ -37,14 +37,34 @@ export interface ErrorCatalogue<C extends string = string> {
   framework: Readonly<Record<FrameworkErrorKind, C>>;
 }
 
-export function errorCatalogue<E extends Entries>(
+export interface CatalogueOptions<E extends Entries, X> {
+  framework: FrameworkCodes<E>;
+  /** Fields of every entry that follow from the others (ACP's error `type` from the status). */
+  derive?: (entry: CatalogueEntry) => X;
+}
+
+/** A built catalogue keeps each entry's literal fields, so a wire format can read its own (title, severity). */
+export interface BuiltCatalogue<E extends Entries, X> extends ErrorCatalogue<Code<E>> {
+  entries: { readonly [K in keyof E]: E[K] & X };
+}
+
+export function errorCatalogue<const E extends Entries, X extends object = object>(
   entries: E,
-  framework: FrameworkCodes<E>,
-): ErrorCatalogue<Code<E>> {
-  const codes = Object.fromEntries(
-    frameworkErrorKinds.map((kind) => [kind, (framework as Partial<Record<string, string>>)[kind] ?? kind]),
+  options: CatalogueOptions<E, X>,
+): BuiltCatalogue<E, X> {
+  const framework = Object.fromEntries(
+    frameworkErrorKinds.map((kind) => [
+      kind,
+      (options.framework as Partial<Record<string, string>>)[kind] ?? kind,
+    ]),
   ) as Record<FrameworkErrorKind, Code<E>>;
-  return { entries, framework: codes };
+  const { derive } = options;
+  const built = derive
+    ? Object.fromEntries(
+        Object.entries(entries).map(([code, entry]) => [code, { ...entry, ...derive(entry) }]),
+      )
+    : entries;
+  return { entries: built as BuiltCatalogue<E, X>['entries'], framework };
 }
 
 export type MessageParams = Record<string, string | number>;

@@ -1,7 +1,13 @@
 // Renders every error and unknown route in a scope as RFC 9457 application/problem+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type FieldError, frameworkError, pathOf, routeNotFound } from './framework-errors.ts';
-import { buildProblem, type ProblemCode, ProblemError, problemErrors } from './problem.ts';
+import { frameworkError, pathOf, routeNotFound } from './framework-errors.ts';
+import {
+  buildProblem,
+  type ProblemCode,
+  ProblemError,
+  type ProblemExtras,
+  problemErrors,
+} from './problem.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -11,11 +17,7 @@ export function sendProblem(
   baseUrl: string,
   code: ProblemCode,
   detail: string,
-  extra: {
-    errors?: FieldError[];
-    headers?: Record<string, string>;
-    extensions?: Record<string, unknown>;
-  } = {},
+  extra: ProblemExtras = {},
 ): FastifyReply {
   const body = buildProblem(baseUrl, code, detail, pathOf(request), {
     requestId: request.id,

@@ -1,5 +1,6 @@
 // Pure: a checkout session as a UCP checkout response at the negotiated version (valid against its schema).
 import { buyerWire } from '../commerce/buyer-input.ts';
+import type { PresentContext } from '../commerce/checkout-adapter.ts';
 import type { PricedLine } from '../commerce/checkout-pricing.ts';
 import type { CheckoutSession, CheckoutStatus } from '../commerce/checkout-session.ts';
 import { type SessionNote, sessionNotes } from '../commerce/checkout-terms.ts';
@@ -11,14 +12,9 @@ import {
   type UcpVersion,
 } from './versions.ts';
 
-export interface UcpContext {
-  continueUrl: string;
-  termsUrl: string;
-  privacyUrl: string;
-  accountUrl: string;
+export interface UcpContext extends PresentContext {
+  /** Where the hosted billing payment handler is specified. */
   handlerSpecUrl: string;
-  now: number;
-  sandbox?: boolean;
 }
 
 type Json = Record<string, unknown>;
