@@ -1,6 +1,7 @@
 // The one catalogue of UCP errors (docs/errors.md is checked against it), answered as UCP's error_response:
 // the `ucp` block with status `error` and one error message.
 import { type CatalogueEntry, CatalogueError, errorCatalogue } from '../shared/error-catalogue.ts';
+import type { UcpErrorMessage, UcpErrorResponse } from './checkout-schema.ts';
 import { CURRENT_UCP_VERSION, type UcpVersion } from './versions.ts';
 
 export interface UcpErrorSpec extends CatalogueEntry {
@@ -131,8 +132,12 @@ export class UcpError extends CatalogueError<UcpErrorCode> {
   }
 }
 
-export function ucpErrorBody(err: UcpError, version: UcpVersion = CURRENT_UCP_VERSION, continueUrl?: string) {
-  const message: Record<string, string> = {
+export function ucpErrorBody(
+  err: UcpError,
+  version: UcpVersion = CURRENT_UCP_VERSION,
+  continueUrl?: string,
+): UcpErrorResponse {
+  const message: UcpErrorMessage = {
     type: 'error',
     code: err.code,
     content: err.message,
