@@ -41,7 +41,7 @@ export const completeBody = z.looseObject({ buyer: buyerSchema.optional() });
 const invalid = (message: string, param: string) => new AcpError('invalid_request', message, { param });
 
 /** Parses a body or throws the ACP error naming the first bad field. */
-export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
+const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
   parseCheckoutBody(schema, body, invalid);
 
 type CartFields = z.infer<typeof createBody>;

@@ -139,8 +139,8 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
     handler: moving('update', (request) => {
       const { items, buyer } = parsers.update(request.body);
       const cart = items ? priced(items) : undefined;
-      return (s, at) =>
-        updateSession(s, { ...(cart ? { cart } : {}), ...(buyer !== undefined ? { buyer } : {}) }, at);
+      // An undefined cart or buyer keeps the session's own.
+      return (s, at) => updateSession(s, { cart, buyer }, at);
     }),
   });
 

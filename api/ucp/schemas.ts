@@ -22,7 +22,7 @@ export const completeBody = z.looseObject({});
 
 const invalid = (message: string, path: string) => new UcpError('invalid_request', message, { path });
 
-export const parseUcpBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
+const parseUcpBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
   parseCheckoutBody(schema, body, invalid);
 
 export function requested(body: z.infer<typeof checkoutBody>): RequestedItem[] {
