@@ -17,6 +17,7 @@ import { BackupServices } from './backups/backup-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
 import { commercePlugin } from './commerce/plugin.ts';
+import { commerceSurfaces } from './commerce-surfaces.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
@@ -306,6 +307,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await app.register(backupsPlugin, { prefix: '/api/snapshots' });
   await app.register(discoveryPlugin);
   await app.register(mcpPlugin);
+  await app.register(commerceSurfaces);
   await app.register(commercePlugin);
   return app;
 }

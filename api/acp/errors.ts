@@ -1,122 +1,127 @@
 // The one catalogue of ACP errors (docs/errors.md is checked against it) and the error object per snapshot.
+import { type CatalogueEntry, CatalogueError, errorCatalogue } from '../shared/error-catalogue.ts';
 import type { AcpVersion } from './versions.ts';
 import { ACP_VERSIONS } from './versions.ts';
 
 type AcpErrorType = 'invalid_request' | 'processing_error' | 'service_unavailable';
 
-export interface AcpErrorSpec {
-  status: number;
-  type: AcpErrorType;
-  description: string;
+/** ACP's error `type` follows from the status: the request's fault, ours, or a dependency's. */
+function acpErrorType(entry: CatalogueEntry): { type: AcpErrorType } {
+  if (entry.status === 500) return { type: 'processing_error' };
+  if (entry.status === 503) return { type: 'service_unavailable' };
+  return { type: 'invalid_request' };
 }
 
-export const acpErrorCatalogue = {
-  invalid_request: {
-    status: 400,
-    type: 'invalid_request',
-    description: 'A header or body field is missing or has the wrong type; `param` is its JSONPath.',
+/** Malformed bodies are `invalid_json`, unexpected failures `processing_error`; the rest keep their names. */
+export const acpErrors = errorCatalogue(
+  {
+    invalid_request: {
+      status: 400,
+      description: 'A header or body field is missing or has the wrong type; `param` is its JSONPath.',
+    },
+    invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+    invalid_item_id: {
+      status: 400,
+      description:
+        'An item id is not in the catalog (`GET /api/v1/commerce/catalog` lists them); nothing was created.',
+      message: 'No catalog item with id {ids}; GET /api/v1/commerce/catalog lists them.',
+    },
+    unsupported_version: {
+      status: 400,
+      description: 'API-Version names no supported snapshot; `supported_versions` lists them.',
+      message:
+        "API-Version '{given}' is not supported. Supported versions: 2025-09-29, 2025-12-12, 2026-01-16, 2026-01-30, 2026-04-17.",
+    },
+    idempotency_key_invalid: {
+      status: 400,
+      description: 'Idempotency-Key must be 1 to 255 visible characters.',
+      message: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+    },
+    session_not_ready: {
+      status: 400,
+      description:
+        'complete was called while the cart cannot be bought (status not_ready_for_payment); its messages say why.',
+      message: 'Checkout session {id} cannot be bought as it stands: {problems}',
+    },
+    delegated_payment_unsupported: {
+      status: 400,
+      description:
+        'Delegated payment is not supported: no payment is taken through the API; the account owner pays at continue_url.',
+      message:
+        'Delegated payment is not supported: Colony takes no payment through the API. Complete the checkout session and send the account owner to its continue_url.',
+    },
+    not_found: {
+      status: 404,
+      description: 'No checkout session has this id.',
+      message: 'No checkout session with id {id}.',
+    },
+    route_not_found: {
+      status: 404,
+      description: 'No ACP operation exists at this method and path.',
+      message: 'No ACP operation {method} {path}.',
+    },
+    session_final: {
+      status: 405,
+      description: 'The session is completed, canceled or expired and can no longer change.',
+      message: 'Checkout session {id} is {status} and can no longer change.',
+    },
+    idempotency_in_flight: {
+      status: 409,
+      description:
+        'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+      message: 'A request with this Idempotency-Key is currently being processed.',
+    },
+    payload_too_large: {
+      status: 413,
+      description: 'The body is larger than the configured limit.',
+    },
+    unsupported_media_type: {
+      status: 415,
+      description: 'The body must be application/json.',
+    },
+    idempotency_conflict: {
+      status: 422,
+      description: 'The Idempotency-Key was already used with a different request (body or API-Version).',
+      message: 'Idempotency-Key has already been used with a different request body.',
+    },
+    rate_limited: {
+      status: 429,
+      description:
+        'More than the checkout budget (60 requests a minute per address, ACP and UCP together); retry after Retry-After seconds.',
+      message: 'Rate limit of {limit} checkout requests per minute exceeded; retry after {seconds} seconds.',
+    },
+    processing_error: {
+      status: 500,
+      description: 'An unexpected error; the Request-Id names it in the server logs.',
+      message: 'An unexpected error occurred.',
+      expose: false,
+    },
+    service_unavailable: {
+      status: 503,
+      description: 'A dependency (the database) is not reachable; retry later.',
+    },
   },
-  invalid_json: { status: 400, type: 'invalid_request', description: 'The body is not valid JSON.' },
-  invalid_item_id: {
-    status: 400,
-    type: 'invalid_request',
-    description:
-      'An item id is not in the catalog (`GET /api/v1/commerce/catalog` lists them); nothing was created.',
+  {
+    framework: { malformed_body: 'invalid_json', internal_error: 'processing_error' },
+    derive: acpErrorType,
   },
-  unsupported_version: {
-    status: 400,
-    type: 'invalid_request',
-    description: 'API-Version names no supported snapshot; `supported_versions` lists them.',
-  },
-  idempotency_key_invalid: {
-    status: 400,
-    type: 'invalid_request',
-    description: 'Idempotency-Key must be 1 to 255 visible characters.',
-  },
-  session_not_ready: {
-    status: 400,
-    type: 'invalid_request',
-    description:
-      'complete was called while the cart cannot be bought (status not_ready_for_payment); its messages say why.',
-  },
-  delegated_payment_unsupported: {
-    status: 400,
-    type: 'invalid_request',
-    description:
-      'Delegated payment is not supported: no payment is taken through the API; the account owner pays at continue_url.',
-  },
-  not_found: { status: 404, type: 'invalid_request', description: 'No checkout session has this id.' },
-  route_not_found: {
-    status: 404,
-    type: 'invalid_request',
-    description: 'No ACP operation exists at this method and path.',
-  },
-  session_final: {
-    status: 405,
-    type: 'invalid_request',
-    description: 'The session is completed, canceled or expired and can no longer change.',
-  },
-  idempotency_in_flight: {
-    status: 409,
-    type: 'invalid_request',
-    description:
-      'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
-  },
-  payload_too_large: {
-    status: 413,
-    type: 'invalid_request',
-    description: 'The body is larger than the configured limit.',
-  },
-  unsupported_media_type: {
-    status: 415,
-    type: 'invalid_request',
-    description: 'The body must be application/json.',
-  },
-  idempotency_conflict: {
-    status: 422,
-    type: 'invalid_request',
-    description: 'The Idempotency-Key was already used with a different request (body or API-Version).',
-  },
-  rate_limited: {
-    status: 429,
-    type: 'invalid_request',
-    description:
-      'More than the checkout budget (60 requests a minute per address, ACP and UCP together); retry after Retry-After seconds.',
-  },
-  processing_error: {
-    status: 500,
-    type: 'processing_error',
-    description: 'An unexpected error; the Request-Id names it in the server logs.',
-  },
-  service_unavailable: {
-    status: 503,
-    type: 'service_unavailable',
-    description: 'A dependency (the database) is not reachable; retry later.',
-  },
-} as const satisfies Record<string, AcpErrorSpec>;
+);
 
+export const acpErrorCatalogue = acpErrors.entries;
 export type AcpErrorCode = keyof typeof acpErrorCatalogue;
 
-/** A typed error any ACP handler may throw; the plugin's error handler renders it for the request's version. */
-export class AcpError extends Error {
+/** A typed error any ACP handler may throw; the surface's error handler renders it for the request's version. */
+export class AcpError extends CatalogueError<AcpErrorCode> {
   override readonly name = 'AcpError';
-  readonly code: AcpErrorCode;
   readonly param: string | undefined;
-  readonly headers: Record<string, string>;
 
   constructor(
     code: AcpErrorCode,
     message: string,
     extra: { param?: string; headers?: Record<string, string> } = {},
   ) {
-    super(message);
-    this.code = code;
+    super(acpErrors, code, message, extra.headers);
     this.param = extra.param;
-    this.headers = extra.headers ?? {};
-  }
-
-  get status(): number {
-    return acpErrorCatalogue[this.code].status;
   }
 }
 

@@ -1,7 +1,9 @@
 // zod schemas for ACP request bodies, accepting every snapshot's form; unknown and server-owned fields are ignored.
 import { z } from 'zod';
-import { buyerSchema } from '../commerce/buyer-input.ts';
-import type { RequestedItem } from '../commerce/checkout-pricing.ts';
+import { buyerFrom, buyerSchema } from '../commerce/buyer-input.ts';
+import type { CheckoutParsers } from '../commerce/checkout-adapter.ts';
+import { parseCheckoutBody } from '../commerce/checkout-body.ts';
+import type { ItemsRequest } from '../commerce/checkout-refusals.ts';
 import { AcpError } from './errors.ts';
 
 const itemId = z.string().trim().min(1).max(200);
@@ -36,29 +38,16 @@ export const updateBody = z.looseObject(cartFields);
 // payment_data may be sent by 2025-09-29 clients, whose schema requires it: it is ignored and never stored.
 export const completeBody = z.looseObject({ buyer: buyerSchema.optional() });
 
-/** `$.line_items[0].quantity` from a zod issue path. */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : `${acc}.${String(p)}`),
-    '$',
-  );
-}
+const invalid = (message: string, param: string) => new AcpError('invalid_request', message, { param });
 
 /** Parses a body or throws the ACP error naming the first bad field. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const param = jsonPath(issue?.path ?? []);
-  throw new AcpError('invalid_request', `${param}: ${issue?.message ?? 'invalid value'}`, { param });
-}
+const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
+  parseCheckoutBody(schema, body, invalid);
 
 type CartFields = z.infer<typeof createBody>;
 
 /** The items asked for, whichever form was used; undefined when the body names none. */
-export function requestedItems(
-  body: CartFields,
-): { items: RequestedItem[]; field: 'line_items' | 'items' } | undefined {
+export function requestedItems(body: CartFields): ItemsRequest | undefined {
   if (body.line_items && body.items) {
     throw new AcpError('invalid_request', 'Send either line_items or the older items, not both.', {
       param: '$.items',
@@ -74,3 +63,18 @@ export function requestedItems(
     return { field: 'items', items: body.items.map((i) => ({ itemId: i.id, quantity: i.quantity ?? 1 })) };
   return undefined;
 }
+
+/** ACP bodies as the checkout surface reads them; create needs items in one of the two forms. */
+export const acpParsers: CheckoutParsers = {
+  create(body) {
+    const parsed = parseBody(createBody, body);
+    const items = requestedItems(parsed);
+    if (!items) throw invalid('line_items is required.', '$.line_items');
+    return { items, buyer: buyerFrom(parsed.buyer) };
+  },
+  update(body) {
+    const parsed = parseBody(updateBody, body);
+    return { items: requestedItems(parsed), buyer: buyerFrom(parsed.buyer) };
+  },
+  complete: (body) => buyerFrom(parseBody(completeBody, body).buyer),
+};

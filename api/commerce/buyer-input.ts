@@ -22,8 +22,15 @@ export function buyerFrom(b: z.infer<typeof buyerSchema> | undefined): Buyer | u
 }
 
 /** The wire form of a recorded buyer (the fields every protocol version names the same way). */
-export function buyerWire(b: Buyer): Record<string, string> {
-  const out: Record<string, string> = {};
+export interface WireBuyer {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone_number?: string;
+}
+
+export function buyerWire(b: Buyer): WireBuyer {
+  const out: WireBuyer = {};
   if (b.firstName !== undefined) out.first_name = b.firstName;
   if (b.lastName !== undefined) out.last_name = b.lastName;
   if (b.email !== undefined) out.email = b.email;

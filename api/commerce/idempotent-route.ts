@@ -1,4 +1,4 @@
-// Fastify glue for an idempotent checkout POST, shared by ACP and UCP: each protocol supplies its own
+// Fastify glue for an idempotent checkout POST, used by the checkout surface: each protocol supplies its own
 // errors; protocol errors raised while handling become stored answers, so a replay repeats them too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FinishedResponse } from '../shared/finished-response.ts';

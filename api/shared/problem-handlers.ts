@@ -1,48 +1,15 @@
 // Renders every error and unknown route in a scope as RFC 9457 application/problem+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildProblem, type FieldError, type ProblemCode, ProblemError } from './problem.ts';
+import { frameworkError, pathOf, routeNotFound } from './framework-errors.ts';
+import {
+  buildProblem,
+  type ProblemCode,
+  ProblemError,
+  type ProblemExtras,
+  problemErrors,
+} from './problem.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-}
-
-function validationErrors(err: FastifyError): FieldError[] {
-  const context = (err as { validationContext?: string }).validationContext ?? 'body';
-  const where = context === 'querystring' ? 'query' : context;
-  return ((err.validation ?? []) as ValidationIssue[]).map((issue) => {
-    const path = (issue.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
-    return { location: path ? `${where}.${path}` : where, message: issue.message ?? 'invalid value' };
-  });
-}
-
-/** Maps Fastify's own errors (parsing, size, validation) onto the catalogue. */
-function classify(err: FastifyError): { code: ProblemCode; detail: string; errors?: FieldError[] } {
-  if (err.validation) {
-    const errors = validationErrors(err);
-    return {
-      code: 'invalid_request',
-      detail: errors.map((e) => `${e.location}: ${e.message}`).join('; '),
-      errors,
-    };
-  }
-  switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { code: 'payload_too_large', detail: err.message };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { code: 'unsupported_media_type', detail: err.message };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { code: 'malformed_body', detail: err.message };
-  }
-  if (err instanceof SyntaxError || err.statusCode === 400)
-    return { code: 'malformed_body', detail: err.message };
-  if (err.statusCode === 413) return { code: 'payload_too_large', detail: err.message };
-  if (err.statusCode === 415) return { code: 'unsupported_media_type', detail: err.message };
-  return { code: 'internal_error', detail: 'An unexpected error occurred.' };
-}
 
 export function sendProblem(
   reply: FastifyReply,
@@ -50,13 +17,9 @@ export function sendProblem(
   baseUrl: string,
   code: ProblemCode,
   detail: string,
-  extra: {
-    errors?: FieldError[];
-    headers?: Record<string, string>;
-    extensions?: Record<string, unknown>;
-  } = {},
+  extra: ProblemExtras = {},
 ): FastifyReply {
-  const body = buildProblem(baseUrl, code, detail, request.url.split('?')[0] ?? request.url, {
+  const body = buildProblem(baseUrl, code, detail, pathOf(request), {
     requestId: request.id,
     ...(extra.errors ? { errors: extra.errors } : {}),
     ...(extra.extensions ? { extensions: extra.extensions } : {}),
@@ -78,17 +41,12 @@ export function installProblemHandlers(scope: FastifyInstance, baseUrl: string):
         extensions: err.extensions,
       });
     }
-    const { code, detail, errors } = classify(err);
-    if (code === 'internal_error') request.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, request, baseUrl, code, detail, errors ? { errors } : {});
+    const { kind, code, message, fields } = frameworkError(problemErrors, err);
+    if (kind === 'internal_error') request.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, request, baseUrl, code, message, fields ? { errors: fields } : {});
   });
-  scope.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      request,
-      baseUrl,
-      'route_not_found',
-      `No operation ${request.method} ${request.url.split('?')[0]}. GET /api/v1 lists the resources.`,
-    ),
-  );
+  scope.setNotFoundHandler((request, reply) => {
+    const { code, message } = routeNotFound(problemErrors, request);
+    return sendProblem(reply, request, baseUrl, code, message);
+  });
 }

@@ -1,122 +1,126 @@
 // The one catalogue of RFC 9457 problem types served on /api/v1 (docs/errors.md is checked against it).
+import { type CatalogueEntry, CatalogueError, errorCatalogue } from './error-catalogue.ts';
+import type { FieldError } from './framework-errors.ts';
 
-export interface ProblemSpec {
-  status: number;
+export type { FieldError };
+
+export interface ProblemSpec extends CatalogueEntry {
   title: string;
-  /** Shown in docs/errors.md and at /problems/<code>. */
-  description: string;
 }
 
-export const problemCatalogue = {
-  invalid_request: {
-    status: 400,
-    title: 'Invalid request',
-    description: 'A query parameter, path parameter, header or body field failed validation.',
-  },
-  malformed_body: {
-    status: 400,
-    title: 'Malformed request body',
-    description: 'The body could not be parsed as JSON.',
-  },
-  payload_too_large: {
-    status: 413,
-    title: 'Request body too large',
-    description: 'The body is larger than the configured limit (COLONY_BODY_LIMIT_BYTES).',
-  },
-  unsupported_media_type: {
-    status: 415,
-    title: 'Unsupported media type',
-    description: 'The body must be sent as application/json.',
-  },
-  not_found: {
-    status: 404,
-    title: 'Not found',
-    description: 'The resource named in the path or query does not exist.',
-  },
-  route_not_found: {
-    status: 404,
-    title: 'Route not found',
-    description: 'No operation exists at this method and path. GET /api/v1 lists every resource.',
-  },
-  unauthorized: {
-    status: 401,
-    title: 'Authentication required',
-    description:
-      'A valid bearer token is required in the Authorization header. The WWW-Authenticate header names the protected-resource metadata.',
-  },
-  insufficient_scope: {
-    status: 403,
-    title: 'Insufficient scope',
-    description: 'The token is valid but lacks a scope this operation needs.',
-  },
-  forbidden: {
-    status: 403,
-    title: 'Forbidden',
-    description: 'The credential is valid but may not act on this resource.',
-  },
-  conflict: {
-    status: 409,
-    title: 'Conflict',
-    description: 'The request conflicts with the current state of the resource (the detail says how).',
-  },
-  idempotency_conflict: {
-    status: 422,
-    title: 'Idempotency key reused with a different request',
-    description: 'The Idempotency-Key was already used with a different request body.',
-  },
-  composition_conflict: {
-    status: 409,
-    title: 'Integration composition conflict',
-    description:
-      'The integration needs others that are not configured (or enabled for the agent), conflicts with one that is, or is needed by one that is; `missing`, `conflicting` and `requiredBy` list exactly which.',
-  },
-  member_rule_violated: {
-    status: 409,
-    title: 'Integration member rule violated',
-    description:
-      'Enabling the integration for this agent breaks its members rules (required roles, maximum agent count, per-agent settings); `violations` names each rule.',
-  },
-  injection_conflict: {
-    status: 409,
-    title: 'Injection conflict',
-    description:
-      'The integration would put an env variable or a credential file into the agent that another integration enabled for it already puts there; `conflicts` names each one and its holder.',
-  },
-  rate_limited: {
-    status: 429,
-    title: 'Too many requests',
-    description: 'The rate limit for this client address is exhausted; retry after Retry-After seconds.',
-  },
-  internal_error: {
-    status: 500,
-    title: 'Internal server error',
-    description: 'An unexpected error occurred. The request id identifies it in the server logs.',
-  },
-  service_unavailable: {
-    status: 503,
-    title: 'Service unavailable',
-    description: 'A dependency needed for this operation is not reachable.',
-  },
-  invalid_signature: {
-    status: 400,
-    title: 'Invalid signature',
-    description:
-      'A webhook signature header is missing, malformed, older than five minutes or does not match the body; nothing was done.',
-  },
-  not_configured: {
-    status: 503,
-    title: 'Not configured',
-    description: 'This server is not configured for this operation; the detail names the settings it needs.',
-  },
-} as const satisfies Record<string, ProblemSpec>;
+/** Every framework failure is answered with the problem type of the same name. */
+export const problemErrors = errorCatalogue(
+  {
+    invalid_request: {
+      status: 400,
+      title: 'Invalid request',
+      description: 'A query parameter, path parameter, header or body field failed validation.',
+    },
+    malformed_body: {
+      status: 400,
+      title: 'Malformed request body',
+      description: 'The body could not be parsed as JSON.',
+    },
+    payload_too_large: {
+      status: 413,
+      title: 'Request body too large',
+      description: 'The body is larger than the configured limit (COLONY_BODY_LIMIT_BYTES).',
+    },
+    unsupported_media_type: {
+      status: 415,
+      title: 'Unsupported media type',
+      description: 'The body must be sent as application/json.',
+    },
+    not_found: {
+      status: 404,
+      title: 'Not found',
+      description: 'The resource named in the path or query does not exist.',
+    },
+    route_not_found: {
+      status: 404,
+      title: 'Route not found',
+      description: 'No operation exists at this method and path. GET /api/v1 lists every resource.',
+      message: 'No operation {method} {path}. GET /api/v1 lists the resources.',
+    },
+    unauthorized: {
+      status: 401,
+      title: 'Authentication required',
+      description:
+        'A valid bearer token is required in the Authorization header. The WWW-Authenticate header names the protected-resource metadata.',
+    },
+    insufficient_scope: {
+      status: 403,
+      title: 'Insufficient scope',
+      description: 'The token is valid but lacks a scope this operation needs.',
+    },
+    forbidden: {
+      status: 403,
+      title: 'Forbidden',
+      description: 'The credential is valid but may not act on this resource.',
+    },
+    conflict: {
+      status: 409,
+      title: 'Conflict',
+      description: 'The request conflicts with the current state of the resource (the detail says how).',
+    },
+    idempotency_conflict: {
+      status: 422,
+      title: 'Idempotency key reused with a different request',
+      description: 'The Idempotency-Key was already used with a different request body.',
+    },
+    composition_conflict: {
+      status: 409,
+      title: 'Integration composition conflict',
+      description:
+        'The integration needs others that are not configured (or enabled for the agent), conflicts with one that is, or is needed by one that is; `missing`, `conflicting` and `requiredBy` list exactly which.',
+    },
+    member_rule_violated: {
+      status: 409,
+      title: 'Integration member rule violated',
+      description:
+        'Enabling the integration for this agent breaks its members rules (required roles, maximum agent count, per-agent settings); `violations` names each rule.',
+    },
+    injection_conflict: {
+      status: 409,
+      title: 'Injection conflict',
+      description:
+        'The integration would put an env variable or a credential file into the agent that another integration enabled for it already puts there; `conflicts` names each one and its holder.',
+    },
+    rate_limited: {
+      status: 429,
+      title: 'Too many requests',
+      description: 'The rate limit for this client address is exhausted; retry after Retry-After seconds.',
+    },
+    internal_error: {
+      status: 500,
+      title: 'Internal server error',
+      description: 'An unexpected error occurred. The request id identifies it in the server logs.',
+      message: 'An unexpected error occurred.',
+      expose: false,
+    },
+    service_unavailable: {
+      status: 503,
+      title: 'Service unavailable',
+      description: 'A dependency needed for this operation is not reachable.',
+    },
+    invalid_signature: {
+      status: 400,
+      title: 'Invalid signature',
+      description:
+        'A webhook signature header is missing, malformed, older than five minutes or does not match the body; nothing was done.',
+    },
+    not_configured: {
+      status: 503,
+      title: 'Not configured',
+      description:
+        'This server is not configured for this operation; the detail names the settings it needs.',
+    },
+  } satisfies Record<string, ProblemSpec>,
+  { framework: {} },
+);
 
+export const problemCatalogue = problemErrors.entries;
 export type ProblemCode = keyof typeof problemCatalogue;
-
-export interface FieldError {
-  /** Where the bad value was: `query.limit`, `body.requests[3].method`, `header.idempotency-key`. */
-  location: string;
-  message: string;
-}
 
 export interface ProblemBody {
   type: string;
@@ -131,34 +135,25 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+/** What a problem may carry besides its code and detail. */
+export interface ProblemExtras {
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  extensions?: Record<string, unknown>;
+}
+
 /** A typed error that any /api/v1 handler may throw; the problem plugin renders it. */
-export class ProblemError extends Error {
+export class ProblemError extends CatalogueError<ProblemCode> {
   override readonly name = 'ProblemError';
-  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    extra: {
-      errors?: FieldError[];
-      headers?: Record<string, string>;
-      extensions?: Record<string, unknown>;
-    } = {},
-  ) {
-    super(detail);
-    this.code = code;
+  constructor(code: ProblemCode, detail: string, extra: ProblemExtras = {}) {
+    super(problemErrors, code, detail, extra.headers);
     this.detail = detail;
     this.errors = extra.errors;
-    this.headers = extra.headers ?? {};
     this.extensions = extra.extensions ?? {};
-  }
-
-  get status(): number {
-    return problemCatalogue[this.code].status;
   }
 }
 

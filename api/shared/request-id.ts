@@ -15,3 +15,11 @@ export function requestIdFrom(req: IncomingMessage): string {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return `${processPrefix}${counter.toString(36).padStart(6, '0')}`;
 }
+
+// Checkout protocols echo the caller's Request-Id whenever it is safe to put back in a header.
+const SAFE_ECHO = /^[\x21-\x7e]{1,200}$/;
+
+/** The Request-Id a checkout response carries: the caller's when safe, otherwise the server's own id. */
+export function echoedRequestId(given: string | string[] | undefined, fallback: string): string {
+  return typeof given === 'string' && SAFE_ECHO.test(given) ? given : fallback;
+}

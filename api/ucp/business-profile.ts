@@ -10,8 +10,12 @@ import {
   type UcpVersion,
 } from './versions.ts';
 
+/** Where the profile of a version is served: the current one at /.well-known/ucp, older ones below it. */
+export const profilePath = (version: UcpVersion): string =>
+  version === CURRENT_UCP_VERSION ? '/.well-known/ucp' : `/.well-known/ucp/${version}`;
+
 export const profileUrl = (baseUrl: string, version: UcpVersion): string =>
-  version === CURRENT_UCP_VERSION ? `${baseUrl}/.well-known/ucp` : `${baseUrl}/.well-known/ucp/${version}`;
+  `${baseUrl}${profilePath(version)}`;
 
 export function businessProfile(baseUrl: string, version: UcpVersion, handlerSpecUrl: string) {
   const ucpDev = `https://ucp.dev/${version}`;

@@ -1,119 +1,143 @@
 // The one catalogue of UCP errors (docs/errors.md is checked against it), answered as UCP's error_response:
 // the `ucp` block with status `error` and one error message.
+import { type CatalogueEntry, CatalogueError, errorCatalogue } from '../shared/error-catalogue.ts';
+import type { UcpErrorMessage, UcpErrorResponse } from './checkout-schema.ts';
 import { CURRENT_UCP_VERSION, type UcpVersion } from './versions.ts';
 
-export interface UcpErrorSpec {
-  status: number;
+export interface UcpErrorSpec extends CatalogueEntry {
   severity: 'recoverable' | 'unrecoverable';
-  description: string;
 }
 
-export const ucpErrorCatalogue = {
-  invalid_request: {
-    status: 400,
-    severity: 'recoverable',
-    description: 'A header or body field is missing or has the wrong type; `path` is its JSONPath.',
-  },
-  invalid_json: { status: 400, severity: 'recoverable', description: 'The body is not valid JSON.' },
-  item_unavailable: {
-    status: 400,
-    severity: 'recoverable',
-    description:
-      'An item id is not in the catalog (`GET /api/v1/commerce/catalog` lists them); nothing was created.',
-  },
-  invalid_profile_url: {
-    status: 400,
-    severity: 'unrecoverable',
-    description: 'UCP-Agent is missing, is not an RFC 8941 dictionary, or its `profile` is not an https URL.',
-  },
-  not_found: { status: 404, severity: 'unrecoverable', description: 'No checkout session has this id.' },
-  route_not_found: {
-    status: 404,
-    severity: 'unrecoverable',
-    description: 'No UCP operation exists at this method and path.',
-  },
-  checkout_not_modifiable: {
-    status: 409,
-    severity: 'unrecoverable',
-    description:
-      'The session is completed or canceled (an expired session is canceled) and can no longer change.',
-  },
-  idempotency_conflict: {
-    status: 409,
-    severity: 'unrecoverable',
-    description: 'The Idempotency-Key was already used with a different request.',
-  },
-  idempotency_in_flight: {
-    status: 409,
-    severity: 'recoverable',
-    description:
-      'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
-  },
-  payload_too_large: {
-    status: 413,
-    severity: 'recoverable',
-    description: 'The body is larger than the configured limit.',
-  },
-  unsupported_media_type: {
-    status: 415,
-    severity: 'recoverable',
-    description: 'The body must be application/json.',
-  },
-  profile_malformed: {
-    status: 422,
-    severity: 'unrecoverable',
-    description: 'The agent profile named in UCP-Agent is not JSON or not a UCP profile.',
-  },
-  version_unsupported: {
-    status: 422,
-    severity: 'unrecoverable',
-    description: "The agent profile's UCP version is not one Colony serves (2026-01-23, 2026-04-08).",
-  },
-  profile_unreachable: {
-    status: 424,
-    severity: 'recoverable',
-    description:
-      'The agent profile could not be fetched (timeout, non-2xx answer, redirect, private address).',
-  },
-  rate_limited: {
-    status: 429,
-    severity: 'recoverable',
-    description:
-      'More than the checkout budget (60 requests a minute per address, ACP and UCP together); retry after Retry-After seconds.',
-  },
-  internal_error: {
-    status: 500,
-    severity: 'recoverable',
-    description: 'An unexpected error; the Request-Id names it in the server logs.',
-  },
-} as const satisfies Record<string, UcpErrorSpec>;
+/** Malformed bodies are `invalid_json`; the other framework failures keep their names. */
+export const ucpErrors = errorCatalogue(
+  {
+    invalid_request: {
+      status: 400,
+      severity: 'recoverable',
+      description: 'A header or body field is missing or has the wrong type; `path` is its JSONPath.',
+    },
+    invalid_json: { status: 400, severity: 'recoverable', description: 'The body is not valid JSON.' },
+    item_unavailable: {
+      status: 400,
+      severity: 'recoverable',
+      description:
+        'An item id is not in the catalog (`GET /api/v1/commerce/catalog` lists them); nothing was created.',
+      message: "No catalog item with id '{first}'; GET /api/v1/commerce/catalog lists them.",
+    },
+    invalid_profile_url: {
+      status: 400,
+      severity: 'unrecoverable',
+      description:
+        'UCP-Agent is missing, is not an RFC 8941 dictionary, or its `profile` is not an https URL.',
+    },
+    not_found: {
+      status: 404,
+      severity: 'unrecoverable',
+      description: 'No checkout session has this id.',
+      message: 'No checkout session with id {id}.',
+    },
+    route_not_found: {
+      status: 404,
+      severity: 'unrecoverable',
+      description: 'No UCP operation exists at this method and path.',
+      message: 'No UCP operation {method} {path}.',
+    },
+    checkout_not_modifiable: {
+      status: 409,
+      severity: 'unrecoverable',
+      description:
+        'The session is completed or canceled (an expired session is canceled) and can no longer change.',
+      message: 'Checkout session {id} is {status} and can no longer change.',
+    },
+    idempotency_conflict: {
+      status: 409,
+      severity: 'unrecoverable',
+      description: 'The Idempotency-Key was already used with a different request.',
+      message: 'Idempotency-Key has already been used with a different request.',
+    },
+    idempotency_in_flight: {
+      status: 409,
+      severity: 'recoverable',
+      description:
+        'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+      message: 'A request with this Idempotency-Key is currently being processed.',
+    },
+    payload_too_large: {
+      status: 413,
+      severity: 'recoverable',
+      description: 'The body is larger than the configured limit.',
+    },
+    unsupported_media_type: {
+      status: 415,
+      severity: 'recoverable',
+      description: 'The body must be application/json.',
+    },
+    profile_malformed: {
+      status: 422,
+      severity: 'unrecoverable',
+      description: 'The agent profile named in UCP-Agent is not JSON or not a UCP profile.',
+    },
+    version_unsupported: {
+      status: 422,
+      severity: 'unrecoverable',
+      description: "The agent profile's UCP version is not one Colony serves (2026-01-23, 2026-04-08).",
+    },
+    profile_unreachable: {
+      status: 424,
+      severity: 'recoverable',
+      description:
+        'The agent profile could not be fetched (timeout, non-2xx answer, redirect, private address).',
+    },
+    rate_limited: {
+      status: 429,
+      severity: 'recoverable',
+      description:
+        'More than the checkout budget (60 requests a minute per address, ACP and UCP together); retry after Retry-After seconds.',
+      message: 'Rate limit of {limit} checkout requests per minute exceeded; retry after {seconds} seconds.',
+    },
+    internal_error: {
+      status: 500,
+      severity: 'recoverable',
+      description: 'An unexpected error; the Request-Id names it in the server logs.',
+      message: 'An unexpected error occurred.',
+      expose: false,
+    },
+    capabilities_incompatible: {
+      status: 200,
+      severity: 'unrecoverable',
+      description:
+        'The agent profile offers no checkout capability version Colony serves: a business outcome, so 200 with `ucp.status` error.',
+    },
+  } satisfies Record<string, UcpErrorSpec>,
+  { framework: { malformed_body: 'invalid_json' } },
+);
 
+export const ucpErrorCatalogue = ucpErrors.entries;
 export type UcpErrorCode = keyof typeof ucpErrorCatalogue;
 
-export class UcpError extends Error {
+export class UcpError extends CatalogueError<UcpErrorCode> {
   override readonly name = 'UcpError';
-  readonly code: UcpErrorCode;
   readonly path: string | undefined;
-  readonly headers: Record<string, string>;
+  /** Set when the error is answered at a version other than the request's (a failed negotiation). */
+  readonly version: UcpVersion | undefined;
 
   constructor(
     code: UcpErrorCode,
     message: string,
-    extra: { path?: string; headers?: Record<string, string> } = {},
+    extra: { path?: string; headers?: Record<string, string>; version?: UcpVersion } = {},
   ) {
-    super(message);
-    this.code = code;
+    super(ucpErrors, code, message, extra.headers);
     this.path = extra.path;
-    this.headers = extra.headers ?? {};
-  }
-
-  get status(): number {
-    return ucpErrorCatalogue[this.code].status;
+    this.version = extra.version;
   }
 }
 
-export function ucpErrorBody(err: UcpError, version: UcpVersion = CURRENT_UCP_VERSION, continueUrl?: string) {
-  const message: Record<string, string> = {
+export function ucpErrorBody(
+  err: UcpError,
+  version: UcpVersion = CURRENT_UCP_VERSION,
+  continueUrl?: string,
+): UcpErrorResponse {
+  const message: UcpErrorMessage = {
     type: 'error',
     code: err.code,
     content: err.message,
@@ -121,7 +145,7 @@ export function ucpErrorBody(err: UcpError, version: UcpVersion = CURRENT_UCP_VE
   };
   if (err.path) message.path = err.path;
   return {
-    ucp: { version, status: 'error' as const },
+    ucp: { version: err.version ?? version, status: 'error' as const },
     messages: [message],
     ...(continueUrl ? { continue_url: continueUrl } : {}),
   };

@@ -9,13 +9,9 @@ export interface Negotiated {
 }
 
 /** The capability intersection is empty: UCP answers this as a business outcome (200, status error). */
-export class CapabilitiesIncompatible extends Error {
-  override readonly name = 'CapabilitiesIncompatible';
-  readonly version: UcpVersion;
-
+export class CapabilitiesIncompatible extends UcpError {
   constructor(version: UcpVersion, message: string) {
-    super(message);
-    this.version = version;
+    super('capabilities_incompatible', message, { version });
   }
 }
 

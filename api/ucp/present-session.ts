@@ -1,8 +1,17 @@
 // Pure: a checkout session as a UCP checkout response at the negotiated version (valid against its schema).
 import { buyerWire } from '../commerce/buyer-input.ts';
+import type { PresentContext } from '../commerce/checkout-adapter.ts';
 import type { PricedLine } from '../commerce/checkout-pricing.ts';
 import type { CheckoutSession, CheckoutStatus } from '../commerce/checkout-session.ts';
 import { type SessionNote, sessionNotes } from '../commerce/checkout-terms.ts';
+import type {
+  UcpCheckout,
+  UcpErrorMessage,
+  UcpLineItem,
+  UcpMessage,
+  UcpPaymentHandler,
+  UcpResponseBlock,
+} from './checkout-schema.ts';
 import type { Negotiated } from './negotiate.ts';
 import {
   CHECKOUT_CAPABILITY,
@@ -11,20 +20,13 @@ import {
   type UcpVersion,
 } from './versions.ts';
 
-export interface UcpContext {
-  continueUrl: string;
-  termsUrl: string;
-  privacyUrl: string;
-  accountUrl: string;
+export interface UcpContext extends PresentContext {
+  /** Where the hosted billing payment handler is specified. */
   handlerSpecUrl: string;
-  now: number;
-  sandbox?: boolean;
 }
 
-type Json = Record<string, unknown>;
-
 // UCP has no not_ready or expired: a cart that cannot be bought is `incomplete`, an expired session `canceled`.
-const statusFor: Record<CheckoutStatus, string> = {
+const statusFor: Record<CheckoutStatus, UcpCheckout['status']> = {
   not_ready_for_payment: 'incomplete',
   ready_for_payment: 'ready_for_complete',
   requires_escalation: 'requires_escalation',
@@ -33,8 +35,8 @@ const statusFor: Record<CheckoutStatus, string> = {
   expired: 'canceled',
 };
 
-export function hostedBillingHandler(version: UcpVersion, specUrl: string): Json {
-  const handler: Json = {
+export function hostedBillingHandler(version: UcpVersion, specUrl: string): UcpPaymentHandler {
+  const handler: UcpPaymentHandler = {
     id: HOSTED_BILLING_HANDLER_ID,
     version,
     spec: specUrl,
@@ -45,15 +47,16 @@ export function hostedBillingHandler(version: UcpVersion, specUrl: string): Json
   return handler;
 }
 
-export function ucpBlock(n: Negotiated, specUrl: string): Json {
-  const block: Json = { version: n.version };
-  if (n.version !== '2026-01-23') block.status = 'success';
-  block.capabilities = { [CHECKOUT_CAPABILITY]: [{ version: n.checkoutVersion }] };
-  block.payment_handlers = { [HOSTED_BILLING_HANDLER]: [hostedBillingHandler(n.version, specUrl)] };
-  return block;
+export function ucpBlock(n: Negotiated, specUrl: string): UcpResponseBlock {
+  return {
+    version: n.version,
+    ...(n.version !== '2026-01-23' ? { status: 'success' as const } : {}),
+    capabilities: { [CHECKOUT_CAPABILITY]: [{ version: n.checkoutVersion }] },
+    payment_handlers: { [HOSTED_BILLING_HANDLER]: [hostedBillingHandler(n.version, specUrl)] },
+  };
 }
 
-function lineItem(l: PricedLine): Json {
+function lineItem(l: PricedLine): UcpLineItem {
   return {
     id: l.id,
     item: { id: l.itemId, title: l.name, price: l.unitAmount },
@@ -65,9 +68,9 @@ function lineItem(l: PricedLine): Json {
   };
 }
 
-function problemMessage(s: CheckoutSession, note: SessionNote): Json {
+function problemMessage(s: CheckoutSession, note: SessionNote): UcpErrorMessage {
   const problem = s.cart.problems[note.problemIndex ?? -1];
-  const m: Json = {
+  const m: UcpErrorMessage = {
     type: 'error',
     code: problem?.code ?? 'invalid',
     content: note.text,
@@ -79,7 +82,7 @@ function problemMessage(s: CheckoutSession, note: SessionNote): Json {
   return m;
 }
 
-function message(s: CheckoutSession, note: SessionNote): Json {
+function message(s: CheckoutSession, note: SessionNote): UcpMessage {
   if (note.kind === 'problem') return problemMessage(s, note);
   if (note.kind === 'handoff' && s.status === 'requires_escalation') {
     // An error with a requires_* severity is what puts a UCP checkout in requires_escalation.
@@ -96,33 +99,30 @@ function message(s: CheckoutSession, note: SessionNote): Json {
   return { type: 'info', content: note.text };
 }
 
-export function presentUcpSession(s: CheckoutSession, n: Negotiated, ctx: UcpContext): Json {
-  const body: Json = {
+export function presentUcpSession(s: CheckoutSession, n: Negotiated, ctx: UcpContext): UcpCheckout {
+  const buyer = s.buyer ? buyerWire(s.buyer) : {};
+  const per = s.cart.interval === 'year' ? 'per year' : 'per month';
+  const body: UcpCheckout = {
     ucp: ucpBlock(n, ctx.handlerSpecUrl),
     id: s.id,
     status: statusFor[s.status],
     currency: 'USD',
     line_items: s.cart.lines.map(lineItem),
+    ...(Object.keys(buyer).length > 0 ? { buyer } : {}),
+    totals: [
+      { type: 'subtotal', display_text: 'Subtotal', amount: s.cart.subtotal },
+      { type: 'total', display_text: `Total ${per} after the trial`, amount: s.cart.total },
+    ],
+    messages: sessionNotes(s, ctx.continueUrl, ctx.now, { sandbox: ctx.sandbox ?? false }).map((note) =>
+      message(s, note),
+    ),
+    links: [
+      { type: 'terms_of_service', url: ctx.termsUrl, title: 'Terms of service' },
+      { type: 'privacy_policy', url: ctx.privacyUrl, title: 'Privacy policy' },
+    ],
+    expires_at: new Date(s.expiresAt).toISOString(),
+    continue_url: ctx.continueUrl,
   };
-  if (s.buyer && Object.keys(buyerWire(s.buyer)).length > 0) body.buyer = buyerWire(s.buyer);
-  body.totals = [
-    { type: 'subtotal', display_text: 'Subtotal', amount: s.cart.subtotal },
-    {
-      type: 'total',
-      display_text:
-        s.cart.interval === 'year' ? 'Total per year after the trial' : 'Total per month after the trial',
-      amount: s.cart.total,
-    },
-  ];
-  body.messages = sessionNotes(s, ctx.continueUrl, ctx.now, { sandbox: ctx.sandbox ?? false }).map((note) =>
-    message(s, note),
-  );
-  body.links = [
-    { type: 'terms_of_service', url: ctx.termsUrl, title: 'Terms of service' },
-    { type: 'privacy_policy', url: ctx.privacyUrl, title: 'Privacy policy' },
-  ];
-  body.expires_at = new Date(s.expiresAt).toISOString();
-  body.continue_url = ctx.continueUrl;
   if (s.order) body.order = { id: s.order.subscriptionId, permalink_url: ctx.accountUrl };
   return body;
 }

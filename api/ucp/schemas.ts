@@ -1,7 +1,8 @@
 // zod schemas for UCP request bodies; fields the business owns (ids, titles, prices, totals) are ignored.
 import { z } from 'zod';
-import { jsonPath } from '../acp/schemas.ts';
-import { buyerSchema } from '../commerce/buyer-input.ts';
+import { buyerFrom, buyerSchema } from '../commerce/buyer-input.ts';
+import type { CheckoutParsers } from '../commerce/checkout-adapter.ts';
+import { parseCheckoutBody } from '../commerce/checkout-body.ts';
 import type { RequestedItem } from '../commerce/checkout-pricing.ts';
 import { UcpError } from './errors.ts';
 
@@ -19,14 +20,33 @@ const lineItems = z
 export const checkoutBody = z.looseObject({ line_items: lineItems, buyer: buyerSchema.optional() });
 export const completeBody = z.looseObject({});
 
-export function parseUcpBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = jsonPath(issue?.path ?? []);
-  throw new UcpError('invalid_request', `${path}: ${issue?.message ?? 'invalid value'}`, { path });
-}
+const invalid = (message: string, path: string) => new UcpError('invalid_request', message, { path });
+
+const parseUcpBody = <S extends z.ZodType>(schema: S, body: unknown): z.infer<S> =>
+  parseCheckoutBody(schema, body, invalid);
 
 export function requested(body: z.infer<typeof checkoutBody>): RequestedItem[] {
   return body.line_items.map((l) => ({ itemId: l.item.id, quantity: l.quantity ?? 1 }));
 }
+
+/** The whole cart, and the buyer with it: an update without a buyer clears the recorded one. */
+function cartOf(body: unknown) {
+  const parsed = parseUcpBody(checkoutBody, body);
+  return {
+    items: { items: requested(parsed), field: 'line_items' as const },
+    buyer: buyerFrom(parsed.buyer),
+  };
+}
+
+export const ucpParsers: CheckoutParsers = {
+  create: cartOf,
+  update(body) {
+    const { items, buyer } = cartOf(body);
+    return { items, buyer: buyer ?? null };
+  },
+  // Payment instruments a platform may send are ignored and never stored: the owner pays at continue_url.
+  complete(body) {
+    parseUcpBody(completeBody, body);
+    return undefined;
+  },
+};

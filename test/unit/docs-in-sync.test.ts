@@ -2,10 +2,11 @@
 // and the hosts credential checks contact.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { acpErrorCatalogue } from '../../api/acp/errors.ts';
+import { acpErrorCatalogue, acpErrors } from '../../api/acp/errors.ts';
 import { envSchema } from '../../api/config.ts';
-import { problemCatalogue } from '../../api/shared/problem.ts';
-import { ucpErrorCatalogue } from '../../api/ucp/errors.ts';
+import { frameworkErrorKinds } from '../../api/shared/error-catalogue.ts';
+import { problemCatalogue, problemErrors } from '../../api/shared/problem.ts';
+import { ucpErrorCatalogue, ucpErrors } from '../../api/ucp/errors.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 
 const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
@@ -61,6 +62,21 @@ describe('docs/errors.md commerce catalogues', () => {
         status: e.status,
         description: e.description,
       })),
+    );
+  });
+});
+
+describe('docs/errors.md framework failures', () => {
+  it('lists the code each catalogue built by errorCatalogue answers every framework failure with', () => {
+    const section = doc('errors.md').split('## Framework failures')[1]?.split('\n## ')[0] ?? '';
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \| `([a-z_]+)` \|$/gm)];
+    expect(rows.map((m) => m.slice(1))).toEqual(
+      frameworkErrorKinds.map((kind) => [
+        kind,
+        problemErrors.framework[kind],
+        acpErrors.framework[kind],
+        ucpErrors.framework[kind],
+      ]),
     );
   });
 });

@@ -1,5 +1,5 @@
 // Pure: the ACP discovery document (/.well-known/acp.json) in its 2026-04-17 shape.
-import { ACP_VERSIONS, LATEST_ACP_VERSION } from '../acp/versions.ts';
+import { ACP_VERSIONS, LATEST_ACP_VERSION } from './versions.ts';
 
 export function acpDiscovery(baseUrl: string) {
   return {

@@ -1,0 +1,38 @@
+// Mounts the checkout protocols over the checkout domain: ACP at the root, UCP under /ucp/v1 (one checkout
+// surface each, driven by its adapter), and their discovery documents, /.well-known/acp.json and /.well-known/ucp.
+import type { FastifyInstance } from 'fastify';
+import { acpAdapter } from './acp/adapter.ts';
+import { acpDiscovery } from './acp/discovery.ts';
+import { checkoutSurface } from './commerce/checkout-surface.ts';
+import { ucpAdapter } from './ucp/adapter.ts';
+import { businessProfile, profilePath } from './ucp/business-profile.ts';
+import { PlatformProfiles } from './ucp/platform-profile.ts';
+import { UCP_VERSIONS } from './ucp/versions.ts';
+
+// UCP asks for public, cacheable profiles (at least 60 s); the ACP document follows the same rule.
+const DISCOVERY_CACHE = 'public, max-age=300';
+
+function serveDocument(app: FastifyInstance, path: string, document: unknown): void {
+  const body = JSON.stringify(document);
+  app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('cache-control', DISCOVERY_CACHE).type('application/json').send(body),
+  );
+}
+
+export async function commerceSurfaces(app: FastifyInstance): Promise<void> {
+  const { config, now } = app.colony;
+  const base = config.baseUrl;
+  const handlerSpecUrl = `${base}/docs/commerce.md`;
+  const allowInsecureProfiles = config.commerce.allowInsecureProfiles;
+  const profiles = new PlatformProfiles({ allowPrivateAddresses: allowInsecureProfiles, now });
+  app.addHook('onClose', () => profiles.close());
+
+  await app.register(checkoutSurface(acpAdapter));
+  await app.register(checkoutSurface(ucpAdapter({ profiles, allowInsecureProfiles, handlerSpecUrl })), {
+    prefix: '/ucp/v1',
+  });
+  serveDocument(app, '/.well-known/acp.json', acpDiscovery(base));
+  for (const version of UCP_VERSIONS) {
+    serveDocument(app, profilePath(version), businessProfile(base, version, handlerSpecUrl));
+  }
+}

@@ -1,0 +1,89 @@
+// One checkout surface, driven by a protocol adapter: JSON bodies, the Request-Id echo, version negotiation,
+// the shared checkout rate limit, the five operations, unknown routes, and every error in the protocol's format.
+import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { CatalogueError } from '../shared/error-catalogue.ts';
+import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
+import { echoedRequestId } from '../shared/request-id.ts';
+import type { CheckoutAdapter } from './checkout-adapter.ts';
+import { type CheckoutErrors, checkoutErrors } from './checkout-errors.ts';
+import { registerCheckoutOperations } from './checkout-operations.ts';
+import { registerFallbacks } from './route-fallbacks.ts';
+import { lenientJsonParser } from './send-response.ts';
+
+export function checkoutSurface<V, C extends string, E extends CatalogueError<C>>(
+  adapter: CheckoutAdapter<V, C, E>,
+): FastifyPluginAsync {
+  return async function checkoutProtocol(app: FastifyInstance): Promise<void> {
+    const { commerce, metrics } = app.colony;
+    const errors = checkoutErrors(adapter);
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, lenientJsonParser);
+    app.decorateRequest('checkoutVariant', undefined);
+    // Each protocol is described by its own published documents, not by Colony's /openapi.json.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('request-id', echoedRequestId(request.headers['request-id'], request.id));
+      done();
+    });
+    const { negotiation } = adapter;
+    if (negotiation.hook === 'onRequest') {
+      app.addHook('onRequest', (request, reply, done) => {
+        try {
+          request.checkoutVariant = negotiation.negotiate(request, reply);
+        } catch (err) {
+          done(err as Error);
+          return;
+        }
+        done();
+      });
+    }
+    app.addHook(
+      'onRequest',
+      rateLimitHook({
+        limiter: commerce.limiter,
+        onExceeded: (request, reply, decision) => {
+          metrics.rateLimited.labels('checkout').inc();
+          const refusal = {
+            reason: 'rate_limited',
+            limit: decision.limit,
+            seconds: decision.resetSeconds,
+          } as const;
+          return errors.send(request, reply, errors.refuse(refusal));
+        },
+      }),
+    );
+    if (negotiation.hook === 'preHandler') {
+      app.addHook('preHandler', async (request, reply) => {
+        if (request.routeOptions.config.fallback) return;
+        request.checkoutVariant = await negotiation.negotiate(request, reply);
+      });
+    }
+
+    app.setErrorHandler((err: FastifyError, request, reply) =>
+      errors.send(request, reply, errors.fromThrown(err, request)),
+    );
+    registerCheckoutOperations(app, adapter, errors);
+    adapter.routes.extra?.(app);
+    registerUnknownRoutes(app, adapter, errors);
+  };
+}
+
+// The not-found handler belongs to the whole server, so unknown paths and methods get routes of their own.
+function registerUnknownRoutes<V, C extends string, E extends CatalogueError<C>>(
+  app: FastifyInstance,
+  adapter: CheckoutAdapter<V, C, E>,
+  errors: CheckoutErrors<V, E>,
+): void {
+  const unknown = async (request: Parameters<CheckoutErrors<V, E>['routeNotFound']>[0]) => {
+    throw errors.routeNotFound(request);
+  };
+  const { sessions, update } = adapter.routes;
+  registerFallbacks(app, sessions, ['POST'], unknown);
+  registerFallbacks(app, `${sessions}/:id`, ['GET', update], unknown);
+  registerFallbacks(app, `${sessions}/:id/complete`, ['POST'], unknown);
+  registerFallbacks(app, `${sessions}/:id/cancel`, ['POST'], unknown);
+  for (const path of adapter.routes.unknown) registerFallbacks(app, path, [], unknown);
+}

@@ -1,0 +1,109 @@
+// The one error-catalogue builder and framework-error mapping behind problem+json, ACP and UCP.
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { acpErrors } from '../../../api/acp/errors.ts';
+import {
+  type ErrorCatalogue,
+  errorCatalogue,
+  fillTemplate,
+  messageFor,
+} from '../../../api/shared/error-catalogue.ts';
+import { frameworkError, routeNotFound } from '../../../api/shared/framework-errors.ts';
+import { problemErrors } from '../../../api/shared/problem.ts';
+import { ucpErrors } from '../../../api/ucp/errors.ts';
+
+const catalogues: [string, ErrorCatalogue][] = [
+  ['problem+json', problemErrors],
+  ['ACP', acpErrors],
+  ['UCP', ucpErrors],
+];
+
+const fastifyError = (props: Partial<FastifyError>): FastifyError =>
+  Object.assign(new Error(props.message ?? 'boom'), props) as FastifyError;
+
+describe('errorCatalogue', () => {
+  it('answers each framework failure with the code of the same name unless told otherwise', () => {
+    const built = errorCatalogue(
+      {
+        invalid_request: { status: 400, description: 'd' },
+        bad_json: { status: 400, description: 'd' },
+        payload_too_large: { status: 413, description: 'd' },
+        unsupported_media_type: { status: 415, description: 'd' },
+        route_not_found: { status: 404, description: 'd', message: 'No {method} {path}.' },
+        internal_error: { status: 500, description: 'd', message: 'Oops.', expose: false },
+      },
+      { framework: { malformed_body: 'bad_json' } },
+    );
+    expect(built.framework.malformed_body).toBe('bad_json');
+    expect(built.framework.internal_error).toBe('internal_error');
+  });
+
+  it('adds the fields a wire format derives from each entry', () => {
+    expect(acpErrors.entries.processing_error.type).toBe('processing_error');
+    expect(acpErrors.entries.not_found.type).toBe('invalid_request');
+  });
+
+  it.each(catalogues)(
+    'gives %s a code for every framework failure, with a hidden message templated',
+    (_n, c) => {
+      for (const code of Object.values(c.framework)) expect(c.entries[code]).toBeDefined();
+      const internal = c.entries[c.framework.internal_error];
+      expect([internal?.expose, typeof internal?.message]).toEqual([false, 'string']);
+    },
+  );
+});
+
+describe('fillTemplate', () => {
+  it('fills named placeholders and leaves unknown ones visible', () => {
+    expect(fillTemplate('No session {id} ({status}) {gap}', { id: 'cs_1', status: 'expired' })).toBe(
+      'No session cs_1 (expired) {gap}',
+    );
+    expect(messageFor(acpErrors, 'not_found', { id: 'cs_9' })).toBe('No checkout session with id cs_9.');
+  });
+});
+
+describe('frameworkError', () => {
+  it.each([
+    ['a body over the limit', { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }, 'payload_too_large'],
+    [
+      'a media type with no parser',
+      { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' },
+      'unsupported_media_type',
+    ],
+    ['JSON that does not parse', { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }, 'invalid_json'],
+    ['anything else', {}, 'processing_error'],
+  ])('maps %s onto the ACP catalogue', (_name, props, code) => {
+    expect(frameworkError(acpErrors, fastifyError(props)).code).toBe(code);
+  });
+
+  it('hides an unexpected error behind the template and keeps framework messages', () => {
+    expect(frameworkError(ucpErrors, fastifyError({ message: 'secret' })).message).toBe(
+      'An unexpected error occurred.',
+    );
+    expect(frameworkError(problemErrors, fastifyError({ statusCode: 413, message: 'too big' })).message).toBe(
+      'too big',
+    );
+  });
+
+  it('lists validation failures as field errors', () => {
+    const err = fastifyError({
+      validation: [{ instancePath: '/limit', message: 'too big' }] as FastifyError['validation'],
+      validationContext: 'querystring',
+    });
+    expect(frameworkError(problemErrors, err)).toMatchObject({
+      code: 'invalid_request',
+      message: 'query.limit: too big',
+      fields: [{ location: 'query.limit', message: 'too big' }],
+    });
+  });
+});
+
+describe('routeNotFound', () => {
+  it("names the method and path without the query, in each catalogue's words", () => {
+    const request = { method: 'DELETE', url: '/checkout_sessions?x=1' } as FastifyRequest;
+    expect(routeNotFound(acpErrors, request).message).toBe('No ACP operation DELETE /checkout_sessions.');
+    expect(routeNotFound(problemErrors, request).message).toBe(
+      'No operation DELETE /checkout_sessions. GET /api/v1 lists the resources.',
+    );
+  });
+});
