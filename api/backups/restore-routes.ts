@@ -7,16 +7,15 @@ import { idempotencyKeyHeaders } from '../public/schemas.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { RestoreInProgressError } from '../storage/snapshots-repo.ts';
-import { findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
+import { type BackupsOptions, findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
 import { restoreBody, restoreParams, restoreSchema, snapshotParams } from './schemas.ts';
 import { newRestoreId, presentRestore, restoreUrl } from './snapshot-model.ts';
 import { pendingReport } from './snapshot-runner.ts';
 
 const ALL_PARTS = ['resources', 'database', 'volumes'] as const;
 
-export function registerRestoreRoutes(fastify: FastifyInstance): void {
+export function registerRestoreRoutes(fastify: FastifyInstance, services: BackupsOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const services = fastify.colony;
   const { config, storage, backups, jobRunner, now } = services;
 
   app.post(
