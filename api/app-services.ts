@@ -1,4 +1,5 @@
-// What every surface plugin reads from the server: decorated once as `app.colony` by buildServer().
+// Every service buildServer() builds: the composition root's record. The mount table (api/routes.ts) hands each
+// surface only what it uses; the record is also decorated as `app.colony` for the commerce surfaces and tests.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { Storage } from './app-storage.ts';

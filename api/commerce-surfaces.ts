@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { acpAdapter } from './acp/adapter.ts';
 import { acpDiscovery } from './acp/discovery.ts';
 import { checkoutSurface } from './commerce/checkout-surface.ts';
+import type { CommerceOptions } from './commerce/commerce-services.ts';
 import { ucpAdapter } from './ucp/adapter.ts';
 import { businessProfile, profilePath } from './ucp/business-profile.ts';
 import { PlatformProfiles } from './ucp/platform-profile.ts';
@@ -19,16 +20,17 @@ function serveDocument(app: FastifyInstance, path: string, document: unknown): v
   );
 }
 
-export async function commerceSurfaces(app: FastifyInstance): Promise<void> {
-  const { config, now } = app.colony;
+export async function commerceSurfaces(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+  const { config, now } = opts;
   const base = config.baseUrl;
   const handlerSpecUrl = `${base}/docs/commerce.md`;
   const allowInsecureProfiles = config.commerce.allowInsecureProfiles;
   const profiles = new PlatformProfiles({ allowPrivateAddresses: allowInsecureProfiles, now });
   app.addHook('onClose', () => profiles.close());
 
-  await app.register(checkoutSurface(acpAdapter));
+  await app.register(checkoutSurface(acpAdapter), opts);
   await app.register(checkoutSurface(ucpAdapter({ profiles, allowInsecureProfiles, handlerSpecUrl })), {
+    ...opts,
     prefix: '/ucp/v1',
   });
   serveDocument(app, '/.well-known/acp.json', acpDiscovery(base));

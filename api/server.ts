@@ -14,16 +14,11 @@ import { loadRegistry } from '../integrations/registry/load-registry.ts';
 import type { AppServices } from './app-services.ts';
 import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
-import { backupsPlugin } from './backups/routes.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
-import { commercePlugin } from './commerce/plugin.ts';
-import { commerceSurfaces } from './commerce-surfaces.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
-import { connectRoutes } from './connect/routes.ts';
 import { TokenRefresher } from './connect/token-refresher.ts';
-import { discoveryPlugin } from './discovery/plugin.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
@@ -32,16 +27,14 @@ import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
 import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
-import { registerIdentity } from './identity/plugin.ts';
-import { mcpPlugin } from './mcp/plugin.ts';
-import { registerHealthRoutes } from './observability/health.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
-import { publicApiPlugin } from './public/plugin.ts';
+import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
@@ -248,14 +241,16 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
   };
   app.decorate('colony', services);
+  app.decorate('browserSession', { baseUrl: config.baseUrl, identity });
   const manager =
     config.managerPort === undefined
       ? undefined
       : await buildManagerServer({
-          services,
           log: app.log.child({ listener: 'office-manager' }),
           base: listenerOptions,
           validateResponses: opts.validateResponses ?? false,
+          metrics,
+          mounts: managerSurfaces(services),
         });
   app.decorate('managerServer', manager);
 
@@ -300,14 +295,9 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
 
   instrumentRequests(app, metrics);
-  registerHealthRoutes(app, () => closing);
-  await registerIdentity(app);
-  await app.register(connectRoutes);
-  await app.register(publicApiPlugin, { prefix: '/api/v1' });
-  await app.register(backupsPlugin, { prefix: '/api/snapshots' });
-  await app.register(discoveryPlugin);
-  await app.register(mcpPlugin);
-  await app.register(commerceSurfaces);
-  await app.register(commercePlugin);
+  await mountAll(
+    app,
+    mainSurfaces(services, () => closing),
+  );
   return app;
 }

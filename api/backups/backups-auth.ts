@@ -2,9 +2,8 @@
 // onRequest hook authenticates and checks it before the body is even read, so a caller without
 // the right credential learns nothing from validation errors.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { AppServices } from '../app-services.ts';
 import { authenticate, requireScope } from '../shared/authenticate.ts';
-import type { Principal } from '../shared/identity.ts';
+import type { CredentialVerifier, Principal } from '../shared/identity.ts';
 
 export type BackupScope = 'backups:read' | 'backups:write' | 'backups:admin';
 
@@ -31,12 +30,15 @@ export function requireBackupScope(principal: Principal, scope: BackupScope, bas
   requireScope(principal, scope, baseUrl);
 }
 
-export function backupsAuthHook(services: AppServices): onRequestAsyncHookHandler {
+export function backupsAuthHook(auth: {
+  baseUrl: string;
+  verifiers: readonly CredentialVerifier[];
+}): onRequestAsyncHookHandler {
   return async (request) => {
     const scope = request.routeOptions.config.backupsScope;
     if (!scope) return;
-    const principal = await authenticate(request, services.config.baseUrl, services.verifiers);
-    requireBackupScope(principal, scope, services.config.baseUrl);
+    const principal = await authenticate(request, auth.baseUrl, auth.verifiers);
+    requireBackupScope(principal, scope, auth.baseUrl);
     request.backupsPrincipal = principal;
   };
 }

@@ -6,7 +6,7 @@ import { problemResponses } from '../public/problem-responses.ts';
 import { idempotencyKeyHeaders } from '../public/schemas.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
+import { type BackupsOptions, findSnapshot, needs, POLL_AFTER_SECONDS, secured } from './route-helpers.ts';
 import { restoreBody, restoreParams, restoreSchema, snapshotParams } from './schemas.ts';
 import { newRestoreId, presentRestore, restoreUrl } from './snapshot-model.ts';
 import { pendingReport } from './snapshot-runner.ts';
@@ -14,9 +14,8 @@ import { RestoreInProgressError } from './snapshots-repo.ts';
 
 const ALL_PARTS = ['resources', 'database', 'volumes'] as const;
 
-export function registerRestoreRoutes(fastify: FastifyInstance): void {
+export function registerRestoreRoutes(fastify: FastifyInstance, services: BackupsOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const services = fastify.colony;
   const { config, storage, backups, jobRunner, now } = services;
 
   app.post(

@@ -1,11 +1,26 @@
 // Shared by the /api/snapshots route files: OpenAPI security, poll hint, and finding a snapshot.
-import type { FastifyRequest } from 'fastify';
-import type { AppServices } from '../app-services.ts';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Storage } from '../app-storage.ts';
+import type { Config } from '../config.ts';
+import type { JobRunner } from '../domain/jobs/job-runner.ts';
 import { requireOffice } from '../shared/authenticate.ts';
-import type { Principal } from '../shared/identity.ts';
+import type { CredentialVerifier, Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
+import type { BackupServices } from './backup-services.ts';
 import { type BackupScope, principalOf } from './backups-auth.ts';
 import type { SnapshotRecord } from './snapshots-repo.ts';
+
+/** The options of backupsPlugin: the services the /api/snapshots routes use. */
+export interface BackupsOptions {
+  config: Config;
+  verifiers: CredentialVerifier[];
+  storage: Storage;
+  backups: BackupServices;
+  jobRunner: JobRunner;
+  now: () => number;
+  /** The /api/v1 request budget, which /api/snapshots shares. */
+  rateLimit: onRequestHookHandler;
+}
 
 export const secured = { security: [{ bearer: [] }], tags: ['backups'] };
 
@@ -17,7 +32,7 @@ export const POLL_AFTER_SECONDS = '2';
 /** Finds the snapshot (404) and checks the caller's office binding (403). */
 export async function findSnapshot(
   request: FastifyRequest<{ Params: { id: string } }>,
-  services: AppServices,
+  services: Pick<BackupsOptions, 'storage'>,
 ): Promise<{ snapshot: SnapshotRecord; principal: Principal }> {
   const principal = principalOf(request);
   const snapshot = await services.storage.snapshots.get(request.params.id);
@@ -27,7 +42,10 @@ export async function findSnapshot(
 }
 
 /** The office must exist in the cluster (a namespace labelled colony.ai/office=<id>): 404 otherwise. */
-export async function requireKnownOffice(services: AppServices, officeId: string): Promise<void> {
+export async function requireKnownOffice(
+  services: Pick<BackupsOptions, 'backups'>,
+  officeId: string,
+): Promise<void> {
   const resources = services.backups.resources;
   if (!resources)
     throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');

@@ -3,16 +3,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { apiRateLimit } from '../public/api-rate-limit.ts';
 import { problemResponses } from '../public/problem-responses.ts';
 import { idempotencyKeyHeaders } from '../public/schemas.ts';
 import { requireOffice } from '../shared/authenticate.ts';
 import { requestHash } from '../shared/canonical-json.ts';
+import { useJsonApi } from '../shared/mount.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { installProblemHandlers } from '../shared/problem-handlers.ts';
 import { backupsAuthHook, principalOf } from './backups-auth.ts';
 import { registerRestoreRoutes } from './restore-routes.ts';
-import { findSnapshot, needs, POLL_AFTER_SECONDS, requireKnownOffice, secured } from './route-helpers.ts';
+import {
+  type BackupsOptions,
+  findSnapshot,
+  needs,
+  POLL_AFTER_SECONDS,
+  requireKnownOffice,
+  secured,
+} from './route-helpers.ts';
 import { registerScheduleRoutes } from './schedule-routes.ts';
 import { createBody, listQuery, snapshotListSchema, snapshotParams, snapshotSchema } from './schemas.ts';
 import {
@@ -24,14 +30,11 @@ import {
   snapshotUrl,
 } from './snapshot-model.ts';
 
-export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
+export async function backupsPlugin(fastify: FastifyInstance, opts: BackupsOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const services = fastify.colony;
-  const { config, storage, backups, jobRunner, now } = services;
-  installProblemHandlers(fastify, config.baseUrl);
-  fastify.removeContentTypeParser('text/plain');
-  fastify.addHook('onRequest', apiRateLimit(services));
-  fastify.addHook('onRequest', backupsAuthHook(services));
+  const { config, storage, backups, jobRunner, now } = opts;
+  useJsonApi(fastify, { baseUrl: config.baseUrl, rateLimit: opts.rateLimit });
+  fastify.addHook('onRequest', backupsAuthHook({ baseUrl: config.baseUrl, verifiers: opts.verifiers }));
 
   app.get(
     '/',
@@ -87,7 +90,7 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
       const { office, description } = request.body;
       const principal = principalOf(request);
       requireOffice(principal, office);
-      await requireKnownOffice(services, office);
+      await requireKnownOffice(opts, office);
       const key = request.headers['idempotency-key'];
       const hash = requestHash(request.body);
       const { snapshot, created } = await storage.snapshots.create(
@@ -136,7 +139,7 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { snapshot: s } = await findSnapshot(request, services);
+      const { snapshot: s } = await findSnapshot(request, opts);
       if (s.status === 'pending' || s.status === 'running') reply.header('retry-after', POLL_AFTER_SECONDS);
       return presentSnapshot(config.baseUrl, s);
     },
@@ -155,7 +158,7 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { snapshot: s } = await findSnapshot(request, services);
+      const { snapshot: s } = await findSnapshot(request, opts);
       if (s.status === 'deleted') return reply.code(204).send(null);
       if (s.status === 'pending' || s.status === 'running')
         throw new ProblemError(
@@ -173,6 +176,6 @@ export async function backupsPlugin(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  registerRestoreRoutes(fastify);
-  registerScheduleRoutes(fastify);
+  registerRestoreRoutes(fastify, opts);
+  registerScheduleRoutes(fastify, opts);
 }

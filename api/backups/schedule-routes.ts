@@ -4,14 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemResponses } from '../public/problem-responses.ts';
 import { requireOffice } from '../shared/authenticate.ts';
 import { principalOf } from './backups-auth.ts';
-import { needs, requireKnownOffice, secured } from './route-helpers.ts';
+import { type BackupsOptions, needs, requireKnownOffice, secured } from './route-helpers.ts';
 import { officeParams, scheduleBody, scheduleSchema } from './schemas.ts';
 import { DEFAULT_SCHEDULE, nextDailyRun, presentSchedule } from './snapshot-model.ts';
 import type { ScheduleRecord } from './snapshots-repo.ts';
 
-export function registerScheduleRoutes(fastify: FastifyInstance): void {
+export function registerScheduleRoutes(fastify: FastifyInstance, services: BackupsOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const services = fastify.colony;
   const { storage, now } = services;
 
   /** An office never configured has the default: daily at 03:00 UTC, kept 30 days. */

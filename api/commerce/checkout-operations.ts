@@ -15,6 +15,7 @@ import {
   type MoveResult,
   updateSession,
 } from './checkout-session.ts';
+import type { CommerceOptions } from './commerce-services.ts';
 import type { IdempotentHandler } from './idempotent-request.ts';
 import { idempotentRoute } from './idempotent-route.ts';
 import { jsonResponse, sendFinished } from './send-response.ts';
@@ -26,8 +27,9 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
   app: FastifyInstance,
   adapter: CheckoutAdapter<V, C, E>,
   errors: CheckoutErrors<V, E>,
+  opts: Pick<CommerceOptions, 'storage' | 'commerce' | 'now' | 'config'>,
 ): void {
-  const { storage, commerce, now, config } = app.colony;
+  const { storage, commerce, now, config } = opts;
   const sandbox = config.environment === 'sandbox';
   const { checkout, urls, idempotency } = commerce;
   const { protocol, parsers } = adapter;

@@ -7,14 +7,15 @@ import { echoedRequestId } from '../shared/request-id.ts';
 import type { CheckoutAdapter } from './checkout-adapter.ts';
 import { type CheckoutErrors, checkoutErrors } from './checkout-errors.ts';
 import { registerCheckoutOperations } from './checkout-operations.ts';
+import type { CommerceOptions } from './commerce-services.ts';
 import { registerFallbacks } from './route-fallbacks.ts';
 import { lenientJsonParser } from './send-response.ts';
 
 export function checkoutSurface<V, C extends string, E extends CatalogueError<C>>(
   adapter: CheckoutAdapter<V, C, E>,
-): FastifyPluginAsync {
-  return async function checkoutProtocol(app: FastifyInstance): Promise<void> {
-    const { commerce, metrics } = app.colony;
+): FastifyPluginAsync<CommerceOptions> {
+  return async function checkoutProtocol(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+    const { commerce, metrics } = opts;
     const errors = checkoutErrors(adapter);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', { parseAs: 'string' }, lenientJsonParser);
@@ -65,7 +66,7 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
     app.setErrorHandler((err: FastifyError, request, reply) =>
       errors.send(request, reply, errors.fromThrown(err, request)),
     );
-    registerCheckoutOperations(app, adapter, errors);
+    registerCheckoutOperations(app, adapter, errors, opts);
     adapter.routes.extra?.(app);
     registerUnknownRoutes(app, adapter, errors);
   };

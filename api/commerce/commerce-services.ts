@@ -5,6 +5,7 @@ import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import { CheckoutService } from './checkout-service.ts';
 import type { IdempotencySettings } from './idempotent-request.ts';
@@ -25,6 +26,16 @@ export interface CommerceServices {
   idempotency: IdempotencySettings;
   urls: CommerceUrls;
   processor: PaymentProcessor;
+}
+
+/** What the commerce surfaces (ACP, UCP, the billing pages, the webhook) are mounted with. */
+export interface CommerceOptions {
+  config: Config;
+  storage: Storage;
+  commerce: CommerceServices;
+  prices: PriceList;
+  metrics: Metrics;
+  now: () => number;
 }
 
 const HOUR_MS = 60 * 60 * 1000;

@@ -3,17 +3,18 @@
 import type { FastifyInstance } from 'fastify';
 import { billingPages } from './billing/routes.ts';
 import { stripeWebhook } from './billing/stripe-webhook.ts';
+import type { CommerceOptions } from './commerce-services.ts';
 import { startExpirySweeper } from './expiry-sweeper.ts';
 import { renderPrivacyPage, renderTermsPage } from './legal-pages.ts';
 
 const hidden = { schema: { hide: true } };
 const HTML = 'text/html; charset=utf-8';
 
-export async function commercePlugin(app: FastifyInstance): Promise<void> {
-  const { config, prices, now } = app.colony;
+export async function commercePlugin(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+  const { config, prices, now } = opts;
   const base = config.baseUrl;
-  await app.register(billingPages);
-  await app.register(stripeWebhook, { prefix: '/billing/webhooks' });
+  await app.register(billingPages, opts);
+  await app.register(stripeWebhook, { ...opts, prefix: '/billing/webhooks' });
 
   const terms = renderTermsPage(base, prices.trialDays);
   const privacy = renderPrivacyPage(base);
@@ -21,8 +22,8 @@ export async function commercePlugin(app: FastifyInstance): Promise<void> {
   app.get('/legal/privacy', hidden, async (_request, reply) => reply.type(HTML).send(privacy));
 
   const sweeper = startExpirySweeper({
-    commerce: app.colony.commerce,
-    idempotency: app.colony.storage.checkoutIdempotency,
+    commerce: opts.commerce,
+    idempotency: opts.storage.checkoutIdempotency,
     everyMs: config.commerce.sweepSeconds * 1000,
     now,
     log: app.log,

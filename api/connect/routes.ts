@@ -3,13 +3,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DNS_LABEL } from '../../integrations/registry/names.ts';
+import type { Storage } from '../app-storage.ts';
+import type { Config } from '../config.ts';
 import type { Account } from '../identity/accounts/account.ts';
 import { requireAccount } from '../identity/accounts/current-account.ts';
 import { useBrowserSession } from '../identity/browser-session.ts';
 import { canActOnOffice } from '../identity/offices/office-access.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { ConnectState } from './connect-repo.ts';
-import { ConnectError, redirectUri } from './connect-service.ts';
+import { ConnectError, type ConnectService, redirectUri } from './connect-service.ts';
 import { renderConnectedPage, renderConnectFailedPage } from './pages.ts';
 import { ProviderError } from './provider.ts';
 
@@ -70,9 +72,17 @@ async function refusal(
   return undefined;
 }
 
-export async function connectRoutes(app: FastifyInstance): Promise<void> {
+export interface ConnectRoutesOptions {
+  config: Config;
+  connect: ConnectService;
+  /** The Connect states the callback consumes. */
+  storage: Storage;
+  now: () => number;
+}
+
+export async function connectRoutes(app: FastifyInstance, opts: ConnectRoutesOptions): Promise<void> {
+  const { config, connect, storage, now } = opts;
   await useBrowserSession(app);
-  const { connect } = app.colony;
 
   app.get('/connect/callback', async (request: FastifyRequest, reply) => {
     const q = callbackQuery.safeParse(request.query);
@@ -80,16 +90,12 @@ export async function connectRoutes(app: FastifyInstance): Promise<void> {
     // Signing in first keeps the state usable: it is consumed only by its own account.
     const account = await requireAccount(request, reply);
     if (!account) return reply;
-    const state = await app.colony.storage.connect.consumeState(q.data.state, app.colony.now());
+    const state = await storage.connect.consumeState(q.data.state, now());
     if (!state) return fail(reply, 400, 'This connect link has expired or was already used. Start again.');
     const refused = await refusal(state, account, q.data);
     if (refused) return fail(reply, refused.status, refused.message, refused.retry);
     try {
-      const manifest = await connect.finish(
-        q.data.state,
-        state,
-        callbackUrl(app.colony.config.baseUrl, request.url),
-      );
+      const manifest = await connect.finish(q.data.state, state, callbackUrl(config.baseUrl, request.url));
       request.log.info(
         { officeId: state.officeId, integration: state.integrationId, accountId: account.id },
         'integration connected',

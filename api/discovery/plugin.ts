@@ -2,6 +2,9 @@
 // (/signup is an identity page: api/identity/pages/.)
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../../cluster/version.ts';
+import type { Storage } from '../app-storage.ts';
+import type { Config } from '../config.ts';
+import type { PriceList } from '../domain/pricing/price-list.ts';
 import { type ProblemCode, problemCatalogue } from '../shared/problem.ts';
 import { buildAgentCard } from './agent-card.ts';
 import { availableDocs, docTitle, readDoc } from './docs-source.ts';
@@ -12,8 +15,15 @@ import { buildSkillsIndex } from './skills-index.ts';
 const hidden = { schema: { hide: true } };
 const MARKDOWN = 'text/markdown; charset=utf-8';
 
-export async function discoveryPlugin(app: FastifyInstance): Promise<void> {
-  const { config, prices, storage } = app.colony;
+export interface DiscoveryOptions {
+  config: Config;
+  prices: PriceList;
+  /** The published skills, listed in llms.txt and the skills index. */
+  storage: Storage;
+}
+
+export async function discoveryPlugin(app: FastifyInstance, opts: DiscoveryOptions): Promise<void> {
+  const { config, prices, storage } = opts;
   const base = config.baseUrl;
   const allSkills = () => storage.skills.all();
   // The docs ship with the install and never change while it runs: read once, at start-up.

@@ -16,5 +16,5 @@ export async function useBrowserSession(app: FastifyInstance): Promise<void> {
     done(null, payload);
   });
   // No parsing hook: requestCookie() parses on first use.
-  await app.register(fastifyCookie, { secret: app.colony.identity.cookieSecret, hook: false });
+  await app.register(fastifyCookie, { secret: app.browserSession.identity.cookieSecret, hook: false });
 }

@@ -1,4 +1,4 @@
-// The identity services every surface reads as `app.colony.identity`, built once by buildServer().
+// The identity services: built once by buildServer(), handed out by the mount table (api/routes.ts).
 import { randomBytes } from 'node:crypto';
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';

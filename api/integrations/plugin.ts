@@ -3,7 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import { dnsLabel } from '../../integrations/registry/names.ts';
+import type { Config } from '../config.ts';
 import { standardProblems } from '../public/problem-responses.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { presentDefinition } from './presenters.ts';
@@ -47,9 +49,14 @@ export const definitionSchema = z
   })
   .meta({ id: 'IntegrationDefinition' });
 
-export async function integrationsPlugin(fastify: FastifyInstance): Promise<void> {
+export interface IntegrationsOptions {
+  config: Config;
+  registry: IntegrationRegistry;
+}
+
+export async function integrationsPlugin(fastify: FastifyInstance, opts: IntegrationsOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { registry, config } = fastify.colony;
+  const { registry, config } = opts;
   const find = (id: string) => {
     const m = registry.get(id);
     if (!m) throw new ProblemError('not_found', `No integration ${id} in the registry.`);

@@ -6,11 +6,11 @@ import {
   McpServer,
 } from '@modelcontextprotocol/server';
 import { VERSION } from '../../cluster/version.ts';
-import type { AppServices } from '../app-services.ts';
 import { availableDocs, readDoc } from '../discovery/docs-source.ts';
 import { SkillsListing } from '../public/skills-listing.ts';
 import type { Principal } from '../shared/identity.ts';
 import { type DocSection, docSections } from './docs-search.ts';
+import type { McpOptions } from './mcp-options.ts';
 import { registerMemoryTools } from './memory-tools.ts';
 import { registerPublicTools } from './public-tools.ts';
 
@@ -35,7 +35,7 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal | null =>
  * Stateless serving: a fresh server per request for the current revision and for 2025-era
  * clients alike, so any replica answers any request and nothing is held between requests.
  */
-export function createColonyMcpHandler(services: AppServices): McpHttpHandler {
+export function createColonyMcpHandler(services: McpOptions): McpHttpHandler {
   const base = services.config.baseUrl;
   const docs: DocSection[] = availableDocs().flatMap((name) =>
     docSections(name, `${base}/docs/${name}.md`, readDoc(name, base)),

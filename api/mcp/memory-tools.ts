@@ -1,9 +1,9 @@
 // The memory (cortex) tools. The HTTP gate has already checked token and scope; each tool checks
 // again and acts only on the memory of the token's own account.
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { AppServices } from '../app-services.ts';
 import { connectableSources, connectLink } from '../connect/connectable.ts';
 import { type Principal, principalCoversOffice } from '../shared/identity.ts';
+import type { McpOptions } from './mcp-options.ts';
 import { memoryToolInputs as inputs } from './memory-tool-schemas.ts';
 import { jsonResult, type ToolResult, toolError } from './tool-result.ts';
 import { type MemoryToolName, memoryToolScopes } from './tool-scopes.ts';
@@ -12,7 +12,7 @@ const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Date
 
 export function registerMemoryTools(
   server: McpServer,
-  services: AppServices,
+  services: Pick<McpOptions, 'config' | 'identity' | 'registry'>,
   principal: Principal | null,
 ): void {
   const memory = services.identity.memory;

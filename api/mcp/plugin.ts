@@ -9,6 +9,7 @@ import { bearerChallenge } from '../shared/bearer.ts';
 import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { sendProblem } from '../shared/problem-handlers.ts';
+import type { McpOptions } from './mcp-options.ts';
 import { authInfoOf, createColonyMcpHandler } from './mcp-server.ts';
 import { scopesNeeded } from './tool-scopes.ts';
 
@@ -46,8 +47,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   return reply.send(Buffer.from(await response.arrayBuffer()));
 }
 
-export async function mcpPlugin(app: FastifyInstance): Promise<void> {
-  const services = app.colony;
+export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Promise<void> {
   const { baseUrl } = services.config;
   const metadataUrl = findResourceServer(baseUrl, `${baseUrl}${MCP_PATH}`)?.metadataUrl;
   const handler = createColonyMcpHandler(services);

@@ -2,16 +2,16 @@
 // the same services as /api/v1.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { AppServices } from '../app-services.ts';
 import { overallState, runProbe } from '../domain/status/probes.ts';
 import { presentPricing } from '../public/presenters.ts';
 import { decodeSkillsCursor } from '../public/skills-cursor.ts';
 import type { SkillsListing } from '../public/skills-listing.ts';
 import { type DocSection, searchSections } from './docs-search.ts';
+import type { McpOptions } from './mcp-options.ts';
 import { jsonResult, toolError } from './tool-result.ts';
 
 export interface PublicToolDeps {
-  services: AppServices;
+  services: Pick<McpOptions, 'config' | 'prices' | 'probes'>;
   docs: readonly DocSection[];
   skills: SkillsListing;
 }

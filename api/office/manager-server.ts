@@ -3,12 +3,9 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
 import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
-import type { AppServices } from '../app-services.ts';
-import { observeRequests } from '../observability/metrics.ts';
-import { apiRateLimit } from '../public/api-rate-limit.ts';
-import { installProblemHandlers } from '../shared/problem-handlers.ts';
+import { type Metrics, observeRequests } from '../observability/metrics.ts';
+import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
-import { officePlugin } from './plugin.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,11 +15,13 @@ declare module 'fastify' {
 }
 
 export interface ManagerServerOptions {
-  services: AppServices;
   log: FastifyBaseLogger;
   /** The main server's options that apply to any listener (ids, proxies, body limit). */
   base: Pick<FastifyServerOptions, 'genReqId' | 'logController' | 'trustProxy' | 'bodyLimit'>;
   validateResponses: boolean;
+  metrics: Metrics;
+  /** What it serves, from the mount table (api/routes.ts): the office-manager surfaces under /api/v1. */
+  mounts: readonly Mount[];
 }
 
 export async function buildManagerServer(opts: ManagerServerOptions): Promise<FastifyInstance> {
@@ -31,21 +30,12 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
   );
-  app.decorate('colony', opts.services);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  observeRequests(app, opts.services.metrics);
+  observeRequests(app, opts.metrics);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  await app.register(
-    async (api) => {
-      installProblemHandlers(api, opts.services.config.baseUrl);
-      api.removeContentTypeParser('text/plain');
-      api.addHook('onRequest', apiRateLimit(api.colony));
-      await api.register(officePlugin, { prefix: '/offices' });
-    },
-    { prefix: '/api/v1' },
-  );
+  await mountAll(app, opts.mounts);
   return app;
 }

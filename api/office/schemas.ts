@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { conditionSchema } from '../../cluster/crds/conditions.ts';
 import { registrationSchema as controllerRegistrationSchema } from '../../cluster/crds/integration-types.ts';
 import { dnsLabel } from '../../integrations/registry/names.ts';
+import { problemResponses } from '../public/problem-responses.ts';
 
 export const officeParams = z.strictObject({ officeID: dnsLabel });
 export const integrationParams = z.strictObject({ officeID: dnsLabel, integration_id: dnsLabel });
@@ -110,3 +111,7 @@ export const officeSchema = z
     namespace: z.string().describe('The namespace labelled colony.ai/office=<officeId>'),
   })
   .meta({ id: 'Office' });
+
+/** OpenAPI security and tag of every office-manager operation. */
+export const officeSecured = { security: [{ bearer: [] }], tags: ['office-manager'] };
+export const officeProblems = problemResponses(400, 401, 403, 404, 409, 429, 503);

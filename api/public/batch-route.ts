@@ -1,8 +1,10 @@
 // POST /api/v1/batch: up to 20 GET requests to /api/v1, run in-process, answered in input order.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Metrics } from '../observability/metrics.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { setRateLimitHeaders } from '../shared/rate-limit/rate-limit-hook.ts';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import { problemResponses, standardProblems } from './problem-responses.ts';
 import { batchBody, batchResponseSchema } from './schemas.ts';
 
@@ -39,9 +41,15 @@ function toResult(r: SubRequest, res: InjectResponse) {
   };
 }
 
-export function registerBatchRoute(fastify: FastifyInstance): void {
+export interface BatchRouteOptions {
+  apiLimiter: RateLimiter;
+  batchSecret: string;
+  metrics: Metrics;
+}
+
+export function registerBatchRoute(fastify: FastifyInstance, opts: BatchRouteOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { apiLimiter, batchSecret, metrics } = fastify.colony;
+  const { apiLimiter, batchSecret, metrics } = opts;
 
   /** The batch itself was charged one unit on arrival; each further sub-request costs one more. */
   async function chargeBatch(request: FastifyRequest, reply: FastifyReply, size: number): Promise<void> {

@@ -1,6 +1,9 @@
 // POST /api/v1/jobs and GET /api/v1/jobs/{id}: durable async jobs with idempotent creation.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Storage } from '../app-storage.ts';
+import type { Config } from '../config.ts';
+import type { JobHandler, JobRunner } from '../domain/jobs/job-runner.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { jobUrl, presentJob } from './presenters.ts';
@@ -10,9 +13,17 @@ import { idempotencyKeyHeaders, jobCreateBody, jobParams, jobSchema } from './sc
 /** How long a client should wait before its first poll. */
 const POLL_AFTER_SECONDS = '1';
 
-export function registerJobRoutes(fastify: FastifyInstance): void {
+export interface JobRoutesOptions {
+  config: Config;
+  storage: Storage;
+  jobHandlers: Record<string, JobHandler<never>>;
+  jobRunner: JobRunner;
+  now: () => number;
+}
+
+export function registerJobRoutes(fastify: FastifyInstance, opts: JobRoutesOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { storage, jobHandlers, jobRunner, config, now } = fastify.colony;
+  const { storage, jobHandlers, jobRunner, config, now } = opts;
 
   app.post(
     '/jobs',

@@ -1,13 +1,22 @@
 // GET /api/v1/me: the profile behind a bearer token, with RFC 6750 / RFC 9728 challenges otherwise.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../config.ts';
+import type { IdentityServices } from '../identity/identity-services.ts';
 import { authenticate } from '../shared/authenticate.ts';
+import type { CredentialVerifier } from '../shared/identity.ts';
 import { problemResponses } from './problem-responses.ts';
 import { meSchema } from './schemas.ts';
 
-export function registerMeRoute(fastify: FastifyInstance): void {
+export interface MeRouteOptions {
+  config: Config;
+  verifiers: CredentialVerifier[];
+  identity: IdentityServices;
+}
+
+export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, identity } = fastify.colony;
+  const { config, verifiers, identity } = opts;
 
   const accountOf = async (accountId: string | undefined) => {
     const account = accountId ? await identity.accounts.get(accountId) : undefined;

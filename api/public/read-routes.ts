@@ -1,7 +1,11 @@
 // The read operations of /api/v1: index, status, pricing, skills and the commerce catalog.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { overallState, runProbe } from '../domain/status/probes.ts';
+import type { Storage } from '../app-storage.ts';
+import type { Config } from '../config.ts';
+import type { CatalogItem } from '../domain/pricing/catalog.ts';
+import type { PriceList } from '../domain/pricing/price-list.ts';
+import { overallState, type Probe, runProbe } from '../domain/status/probes.ts';
 import { cacheJson, sendCachedJson } from '../shared/cached-json.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { presentPricing } from './presenters.ts';
@@ -21,9 +25,18 @@ import { SkillsListing } from './skills-listing.ts';
 
 const DEFAULT_PAGE = 20;
 
-export function registerReadRoutes(fastify: FastifyInstance): void {
+export interface ReadRoutesOptions {
+  config: Config;
+  storage: Storage;
+  prices: PriceList;
+  catalog: CatalogItem[];
+  probes: () => Probe[];
+  now: () => number;
+}
+
+export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config } = fastify.colony;
+  const { config, prices } = opts;
   const base = config.baseUrl;
 
   app.get(
@@ -68,9 +81,9 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
     },
     async (request) => {
       const wanted = request.query.service;
-      const probes = fastify.colony.probes().filter((p) => wanted === undefined || p.name === wanted);
+      const probes = opts.probes().filter((p) => wanted === undefined || p.name === wanted);
       if (wanted !== undefined && probes.length === 0) {
-        const known = fastify.colony
+        const known = opts
           .probes()
           .map((p) => p.name)
           .join(', ');
@@ -82,8 +95,8 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
   );
 
   // The full price list never changes while the process runs, so its bytes are built once.
-  const fullPricing = cacheJson(presentPricing(fastify.colony.prices));
-  const listing = new SkillsListing(fastify.colony.storage.skills, base, fastify.colony.now);
+  const fullPricing = cacheJson(presentPricing(prices));
+  const listing = new SkillsListing(opts.storage.skills, base, opts.now);
   app.get(
     '/pricing',
     {
@@ -98,9 +111,9 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
     async (request, reply) => {
       const slug = request.query.plan;
       if (slug === undefined) return sendCachedJson(request, reply, fullPricing);
-      const narrowed = presentPricing(fastify.colony.prices, slug);
+      const narrowed = presentPricing(prices, slug);
       if (narrowed.plans.length === 0) {
-        const known = fastify.colony.prices.plans.map((p) => p.slug).join(', ');
+        const known = prices.plans.map((p) => p.slug).join(', ');
         throw new ProblemError('not_found', `No plan with slug "${slug}". Plans: ${known}.`);
       }
       return narrowed;
@@ -139,9 +152,9 @@ export function registerReadRoutes(fastify: FastifyInstance): void {
   );
 
   const catalog = {
-    version: fastify.colony.prices.version,
+    version: prices.version,
     currency: 'usd' as const,
-    items: fastify.colony.catalog,
+    items: opts.catalog,
   };
   app.get(
     '/commerce/catalog',

@@ -2,12 +2,14 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Storage } from '../../app-storage.ts';
 import { currentAccount, requireAccount } from '../../identity/accounts/current-account.ts';
 import { useBrowserSession } from '../../identity/browser-session.ts';
 import { csrfToken, isGenuineFormPost } from '../../identity/pages/csrf.ts';
 import { page } from '../../shared/html.ts';
 import { UniqueViolationError } from '../../storage/sql-driver.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
+import type { CommerceOptions } from '../commerce-services.ts';
 import { REFERENCE_PLACEHOLDER, type StartedCheckout } from '../processors/processor.ts';
 import { TEST_TAX_RATES, TestProcessor } from '../processors/test-processor.ts';
 import { renderTestProcessorPage } from '../processors/test-processor-page.ts';
@@ -38,10 +40,10 @@ const PROCESSOR_DOWN =
 const payable = (s: CheckoutSession) =>
   (s.status === 'ready_for_payment' || s.status === 'requires_escalation') && s.cart.problems.length === 0;
 
-export async function billingPages(app: FastifyInstance): Promise<void> {
+export async function billingPages(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
   await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
-  const { config, storage, commerce, now } = app.colony;
+  const { config, storage, commerce, now } = opts;
   const { checkout, processor } = commerce;
   const base = config.baseUrl;
 
@@ -150,7 +152,7 @@ export async function billingPages(app: FastifyInstance): Promise<void> {
     return show(request, reply, id, notice);
   });
 
-  if (processor instanceof TestProcessor) registerTestProcessorPage(app, processor);
+  if (processor instanceof TestProcessor) registerTestProcessorPage(app, processor, storage);
 }
 
 // What the owner reads on coming back without a finished payment. A delayed payment must not invite a
@@ -164,9 +166,7 @@ const RETURN_NOTICES: Record<'open' | 'expired' | 'awaiting_payment' | 'not_foun
   not_found: NOT_FINISHED,
 };
 
-function registerTestProcessorPage(app: FastifyInstance, processor: TestProcessor): void {
-  const { storage } = app.colony;
-
+function registerTestProcessorPage(app: FastifyInstance, processor: TestProcessor, storage: Storage): void {
   async function handoffFor(request: FastifyRequest<RefParams>, reply: FastifyReply) {
     const account = await requireAccount(request, reply);
     if (!account) return undefined;

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Stripe from 'stripe';
 import { installProblemHandlers, sendProblem } from '../../shared/problem-handlers.ts';
+import type { CommerceOptions } from '../commerce-services.ts';
 import { type FinishOutcome, finishCheckout } from './finish-checkout.ts';
 
 export const STRIPE_WEBHOOK_PATH = '/billing/webhooks/stripe';
@@ -27,8 +28,8 @@ export function finishedCheckoutOf(event: Stripe.Event): string | undefined {
   return typeof id === 'string' && id.startsWith('cs_') ? id : undefined;
 }
 
-export async function stripeWebhook(app: FastifyInstance): Promise<void> {
-  const { config, storage, commerce, now } = app.colony;
+export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+  const { config, storage, commerce, now } = opts;
   const { checkout, processor } = commerce;
   const base = config.baseUrl;
   const secret = processor.name === 'stripe' ? config.commerce.stripeWebhookSecret : undefined;

@@ -2,6 +2,7 @@
 import { unsign } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bindOfficeLookup } from '../offices/office-access.ts';
+import { browserSessionOf } from '../session-scope.ts';
 import type { Account } from './account.ts';
 import { requestCookie } from './request-cookies.ts';
 import { setSessionCookie } from './session-cookie.ts';
@@ -11,8 +12,8 @@ const renewals = new WeakMap<FastifyRequest, { token: string; expiresAt: number 
 
 /** The raw session token of this request's cookie when its signature is valid. */
 export function sessionToken(request: FastifyRequest): string | undefined {
-  // Plain functions rather than request decorators: any plugin may ask, with or without cookie hooks.
-  const { cookiePolicy, cookieSecret } = request.server.colony.identity;
+  // Plain functions rather than request decorators: any page scope may ask (see browser-session.ts).
+  const { cookiePolicy, cookieSecret } = browserSessionOf(request).identity;
   const raw = requestCookie(request, cookiePolicy.name);
   if (!raw) return undefined;
   const unsigned = unsign(raw, cookieSecret);
@@ -22,7 +23,7 @@ export function sessionToken(request: FastifyRequest): string | undefined {
 async function resolve(request: FastifyRequest): Promise<Account | null> {
   const token = sessionToken(request);
   if (!token) return null;
-  const { accounts, officeMembers } = request.server.colony.identity;
+  const { accounts, officeMembers } = browserSessionOf(request).identity;
   const found = await accounts.resolveSession(token);
   if (!found) return null;
   if (found.renewedUntil) renewals.set(request, { token, expiresAt: found.renewedUntil });
@@ -66,5 +67,10 @@ export async function requireAccount(request: FastifyRequest, reply: FastifyRepl
 export function renewSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   const renewal = renewals.get(request);
   if (renewal)
-    setSessionCookie(reply, request.server.colony.identity.cookiePolicy, renewal.token, renewal.expiresAt);
+    setSessionCookie(
+      reply,
+      browserSessionOf(request).identity.cookiePolicy,
+      renewal.token,
+      renewal.expiresAt,
+    );
 }

@@ -2,18 +2,27 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../../config.ts';
 import { problemResponses } from '../../public/problem-responses.ts';
 import { authenticate, requireScope } from '../../shared/authenticate.ts';
+import type { CredentialVerifier } from '../../shared/identity.ts';
 import { ProblemError } from '../../shared/problem.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import { presentKey } from './present-key.ts';
 import { apiKeyListSchema, createdApiKeySchema, createKeyBody, keyParams } from './schemas.ts';
 
 const secured = { security: [{ bearer: [] }], tags: ['identity'] };
 const problems = problemResponses(400, 401, 403, 404, 409, 429);
 
-export function registerKeyRoutes(fastify: FastifyInstance): void {
+export interface ApiKeyRoutesOptions {
+  config: Config;
+  verifiers: CredentialVerifier[];
+  identity: IdentityServices;
+}
+
+export async function apiKeyRoutes(fastify: FastifyInstance, opts: ApiKeyRoutesOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, identity } = fastify.colony;
+  const { config, verifiers, identity } = opts;
 
   /** The account whose keys these are; only an account's own OAuth grant may manage them. */
   const owner = async (request: FastifyRequest): Promise<string> => {

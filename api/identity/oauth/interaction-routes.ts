@@ -4,8 +4,10 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Interaction, InteractionResults, PromptDetail } from 'oidc-provider';
+import type { Config } from '../../config.ts';
 import { page } from '../../shared/html.ts';
 import { currentAccount, signInUrl } from '../accounts/current-account.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import { csrfToken, isGenuineFormPost } from '../pages/csrf.ts';
 import { forgedPost } from '../pages/page-reply.ts';
 import { renderConsentPage } from './consent-page.ts';
@@ -53,9 +55,12 @@ async function approve(
   return grant.save();
 }
 
-export async function interactionRoutes(app: FastifyInstance): Promise<void> {
+export async function interactionRoutes(
+  app: FastifyInstance,
+  opts: { config: Config; identity: IdentityServices },
+): Promise<void> {
   await app.register(formbody, { bodyLimit: 16_384 });
-  const { config, identity } = app.colony;
+  const { config, identity } = opts;
   const provider = identity.authorizationServer;
 
   /** The interaction behind this browser's cookie, or undefined when it expired or never existed. */

@@ -1,14 +1,21 @@
 // Mounts the authorization server in Fastify: its endpoints, our interaction pages, the metadata.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
 import { useBrowserSession } from '../browser-session.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { protectedResourceMetadata, resourceServers } from './resources.ts';
 
 const hidden = { schema: { hide: true } };
 
-export async function oauthPlugin(app: FastifyInstance): Promise<void> {
+export interface OAuthOptions {
+  config: Config;
+  identity: IdentityServices;
+}
+
+export async function oauthPlugin(app: FastifyInstance, opts: OAuthOptions): Promise<void> {
+  const { config, identity } = opts;
   await useBrowserSession(app);
-  const { config, identity } = app.colony;
   const provider = identity.authorizationServer;
   const handle = provider.callback();
   const base = new URL(config.baseUrl);
@@ -38,7 +45,7 @@ export async function oauthPlugin(app: FastifyInstance): Promise<void> {
       handler: forward,
     });
   });
-  await app.register(interactionRoutes);
+  await app.register(interactionRoutes, { config, identity });
 
   // RFC 8414 metadata is the OpenID Connect discovery document: both list the same endpoints.
   let metadata: string | undefined;

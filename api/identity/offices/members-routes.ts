@@ -3,11 +3,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../../config.ts';
 import { officeParams } from '../../office/schemas.ts';
 import { problemResponses } from '../../public/problem-responses.ts';
 import { authenticate, requireOffice, requireScope } from '../../shared/authenticate.ts';
-import type { Principal } from '../../shared/identity.ts';
+import type { CredentialVerifier, Principal } from '../../shared/identity.ts';
 import { ProblemError } from '../../shared/problem.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import type { OfficeMember } from './office-members-repo.ts';
 import { memberParams, memberSchema, membersSchema, putMemberBody } from './schemas.ts';
 
@@ -23,9 +25,17 @@ const present = (m: OfficeMember) => ({
   addedAt: new Date(m.createdAt).toISOString(),
 });
 
-export function registerMemberRoutes(fastify: FastifyInstance): void {
+export interface MemberRoutesOptions {
+  config: Config;
+  verifiers: CredentialVerifier[];
+  identity: IdentityServices;
+  now: () => number;
+}
+
+/** Mounted beside the office-manager plugin, under the same /offices prefix. */
+export async function officeMemberRoutes(fastify: FastifyInstance, opts: MemberRoutesOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, identity, now } = fastify.colony;
+  const { config, verifiers, identity, now } = opts;
 
   const operator = async (
     request: FastifyRequest,

@@ -1,7 +1,9 @@
 // The signed-in account's own pages: /account, creating and revoking API keys, disconnecting apps.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
 import type { Account } from '../accounts/account.ts';
 import { requireAccount } from '../accounts/current-account.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import { apiKeyPrefix } from '../keys/api-key-format.ts';
 import { renderAccountPage, renderKeyCreatedPage } from './account-page.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
@@ -11,8 +13,11 @@ import { forgedPost, html } from './page-reply.ts';
 
 const hidden = { schema: { hide: true } };
 
-export function accountRoutes(app: FastifyInstance): void {
-  const { config, identity } = app.colony;
+export function accountRoutes(
+  app: FastifyInstance,
+  opts: { config: Config; identity: IdentityServices },
+): void {
+  const { config, identity } = opts;
 
   const show = async (
     request: FastifyRequest,

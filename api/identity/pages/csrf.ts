@@ -2,6 +2,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestCookie } from '../accounts/request-cookies.ts';
+import { browserSessionOf } from '../session-scope.ts';
 
 const CSRF_COOKIE = 'colony_csrf';
 
@@ -10,7 +11,7 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply): string 
   const existing = requestCookie(request, CSRF_COOKIE);
   if (existing && /^[A-Za-z0-9_-]{32,64}$/.test(existing)) return existing;
   const token = randomBytes(24).toString('base64url');
-  const secure = request.server.colony.identity.cookiePolicy.secure;
+  const secure = browserSessionOf(request).identity.cookiePolicy.secure;
   reply.setCookie(CSRF_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure });
   return token;
 }
@@ -21,7 +22,7 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply): string 
  */
 export function isGenuineFormPost(request: FastifyRequest, submitted: unknown): boolean {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== new URL(request.server.colony.config.baseUrl).origin) return false;
+  if (origin !== undefined && origin !== new URL(browserSessionOf(request).baseUrl).origin) return false;
   const cookie = requestCookie(request, CSRF_COOKIE);
   if (typeof submitted !== 'string' || !cookie) return false;
   const a = Buffer.from(submitted);

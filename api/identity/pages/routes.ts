@@ -1,9 +1,12 @@
 // The identity pages people use: /signup, /signin, /signout and /account.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { PriceList } from '../../domain/pricing/price-list.ts';
 import { currentAccount, forgetCurrentAccount, sessionToken } from '../accounts/current-account.ts';
 import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
 import { useBrowserSession } from '../browser-session.ts';
+import type { IdentityServices } from '../identity-services.ts';
 import { accountRoutes } from './account-routes.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import { fieldErrors, plainForm, signinForm, signupForm, typedValues } from './forms.ts';
@@ -17,8 +20,12 @@ const hidden = { schema: { hide: true } };
 type Query = { Querystring: { return_to?: string } };
 
 /** Sign-in attempts per client address and per email; true when this one is allowed. */
-async function withinAttemptBudget(request: FastifyRequest, email: string): Promise<boolean> {
-  const limiter = request.server.colony.identity.signInLimiter;
+async function withinAttemptBudget(
+  identity: IdentityServices,
+  request: FastifyRequest,
+  email: string,
+): Promise<boolean> {
+  const limiter = identity.signInLimiter;
   const [byAddress, byEmail] = await Promise.all([
     limiter.consume(`ip:${request.ip}`),
     limiter.consume(`email:${email.toLowerCase()}`),
@@ -26,8 +33,13 @@ async function withinAttemptBudget(request: FastifyRequest, email: string): Prom
   return byAddress.allowed && byEmail.allowed;
 }
 
-async function startSession(request: FastifyRequest, reply: FastifyReply, accountId: string) {
-  const { accounts, cookiePolicy } = request.server.colony.identity;
+async function startSession(
+  identity: IdentityServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  accountId: string,
+) {
+  const { accounts, cookiePolicy } = identity;
   const previous = sessionToken(request);
   if (previous) await accounts.endSession(previous);
   const session = await accounts.startSession(accountId);
@@ -35,11 +47,18 @@ async function startSession(request: FastifyRequest, reply: FastifyReply, accoun
   forgetCurrentAccount(request);
 }
 
-export async function identityPages(app: FastifyInstance): Promise<void> {
+export interface IdentityPagesOptions {
+  config: Config;
+  /** The sign-up page shows the plans. */
+  prices: PriceList;
+  identity: IdentityServices;
+}
+
+export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {
+  const { config, prices, identity } = opts;
   await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
-  const { config, prices, identity } = app.colony;
-  accountRoutes(app);
+  accountRoutes(app, opts);
 
   const signupView = (request: FastifyRequest, reply: FastifyReply, returnTo: string) => ({
     baseUrl: config.baseUrl,
@@ -63,7 +82,7 @@ export async function identityPages(app: FastifyInstance): Promise<void> {
     const parsed = signupForm.safeParse(body);
     if (!parsed.success)
       return html(reply, 400, renderSignupPage({ ...view, errors: fieldErrors(parsed.error) }));
-    if (!(await withinAttemptBudget(request, parsed.data.email))) {
+    if (!(await withinAttemptBudget(identity, request, parsed.data.email))) {
       return html(
         reply,
         429,
@@ -82,7 +101,7 @@ export async function identityPages(app: FastifyInstance): Promise<void> {
       );
     }
     request.log.info({ accountId: result.account.id }, 'account created');
-    await startSession(request, reply, result.account.id);
+    await startSession(identity, request, reply, result.account.id);
     return reply.redirect(returnTo, 303);
   });
 
@@ -100,7 +119,7 @@ export async function identityPages(app: FastifyInstance): Promise<void> {
     const parsed = signinForm.safeParse(body);
     if (!parsed.success)
       return html(reply, 400, renderSigninPage({ ...view, errors: fieldErrors(parsed.error) }));
-    if (!(await withinAttemptBudget(request, parsed.data.email))) {
+    if (!(await withinAttemptBudget(identity, request, parsed.data.email))) {
       return html(
         reply,
         429,
@@ -110,7 +129,7 @@ export async function identityPages(app: FastifyInstance): Promise<void> {
     const account = await identity.accounts.verifyCredentials(parsed.data.email, parsed.data.password);
     if (!account)
       return html(reply, 401, renderSigninPage({ ...view, message: 'The email or password is wrong.' }));
-    await startSession(request, reply, account.id);
+    await startSession(identity, request, reply, account.id);
     return reply.redirect(returnTo, 303);
   });
 

@@ -3,20 +3,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problemResponses } from '../public/problem-responses.ts';
-import { authenticate, requireOffice, requireScope } from '../shared/authenticate.ts';
-import { ProblemError } from '../shared/problem.ts';
-import type { OfficeCluster } from './office-cluster.ts';
-import { GrantsPendingError, NamespaceTakenError, OfficeNamespaces } from './office-namespaces.ts';
-import { MAX_DEFAULT_OFFICE_ID } from './render-office-grants.ts';
-import { officeParams, officeSchema } from './schemas.ts';
+import { authenticate, requireOffice, requireScope } from '../../shared/authenticate.ts';
+import { ProblemError } from '../../shared/problem.ts';
+import { GrantsPendingError, NamespaceTakenError, OfficeNamespaces } from '../office-namespaces.ts';
+import type { OfficeRouteContext } from '../office-route-context.ts';
+import { MAX_DEFAULT_OFFICE_ID } from '../render-office-grants.ts';
+import { officeParams, officeProblems, officeSchema, officeSecured } from '../schemas.ts';
 
-const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
-const problems = problemResponses(400, 401, 403, 404, 409, 429, 503);
-
-export function registerOfficeRoutes(fastify: FastifyInstance, cluster: () => OfficeCluster): void {
+export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, identity, kubeConfig } = fastify.colony;
+  const { config, verifiers, identity, kubeConfig, cluster } = ctx;
   const k = config.kubernetes;
   const offices = kubeConfig
     ? new OfficeNamespaces(kubeConfig, { rbacScope: k.rbacScope, grants: k.officeGrants })
@@ -48,11 +44,11 @@ export function registerOfficeRoutes(fastify: FastifyInstance, cluster: () => Of
     '/:officeID',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'putOffice',
         summary: 'Create an office: its namespace and, in offices mode, Colony’s RoleBindings there',
         params: officeParams,
-        response: { 200: officeSchema, 201: officeSchema, ...problems },
+        response: { 200: officeSchema, 201: officeSchema, ...officeProblems },
       },
     },
     async (request, reply) => {
@@ -80,11 +76,11 @@ export function registerOfficeRoutes(fastify: FastifyInstance, cluster: () => Of
     '/:officeID',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'deleteOffice',
         summary: 'Delete an office: Colony lets go of its namespace, which keeps everything else',
         params: officeParams,
-        response: { 204: z.null().describe('Deleted'), ...problems },
+        response: { 204: z.null().describe('Deleted'), ...officeProblems },
       },
     },
     async (request, reply) => {

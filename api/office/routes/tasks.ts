@@ -1,14 +1,14 @@
 // The office's task queue on the office-manager API: list (newest first, cursor-paged), create,
 // read and move tasks through their statuses. Integrations' task templates file tasks here too.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problemResponses } from '../public/problem-responses.ts';
-import { ProblemError } from '../shared/problem.ts';
-import { officeParams } from './schemas.ts';
-import { type TaskRecord, taskStatuses } from './tasks-repo.ts';
+import { problemResponses } from '../../public/problem-responses.ts';
+import { ProblemError } from '../../shared/problem.ts';
+import type { OfficeRouteContext } from '../office-route-context.ts';
+import { officeParams, officeSecured } from '../schemas.ts';
+import { type TaskRecord, taskStatuses } from '../tasks-repo.ts';
 
-const secured = { security: [{ bearer: [] }], tags: ['office-manager'] };
 const problems = problemResponses(400, 401, 403, 404, 429, 503);
 
 export const taskSchema = z
@@ -58,12 +58,9 @@ function readCursor(cursor: string): { createdAt: number; id: string } {
 
 const taskParams = officeParams.extend({ taskId: z.string().regex(/^task_[a-f0-9]{20}$/, 'a task id') });
 
-export function registerTaskRoutes(
-  fastify: FastifyInstance,
-  office: (request: FastifyRequest, officeId: string) => Promise<string>,
-): void {
+export function taskRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { storage, now } = fastify.colony;
+  const { storage, now, office } = ctx;
   const found = (t: TaskRecord | undefined, id: string) => {
     if (!t) throw new ProblemError('not_found', `No task ${id} in this office.`);
     return presentTask(t);
@@ -73,7 +70,7 @@ export function registerTaskRoutes(
     '/:officeID/tasks',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'listOfficeTasks',
         summary: 'The office’s task queue, newest first',
         params: officeParams,
@@ -110,7 +107,7 @@ export function registerTaskRoutes(
     '/:officeID/tasks',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'createOfficeTask',
         summary: 'Add a task to the office’s queue',
         params: officeParams,
@@ -133,7 +130,7 @@ export function registerTaskRoutes(
     '/:officeID/tasks/:taskId',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'getOfficeTask',
         summary: 'One task',
         params: taskParams,
@@ -151,7 +148,7 @@ export function registerTaskRoutes(
     '/:officeID/tasks/:taskId',
     {
       schema: {
-        ...secured,
+        ...officeSecured,
         operationId: 'updateOfficeTask',
         summary: 'Move a task to another status',
         params: taskParams,

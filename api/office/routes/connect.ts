@@ -1,13 +1,14 @@
 // The office-manager side of the Connect flow (contracts §3): an operator asks for the browser link
 // a member of the office opens to connect an OAuth integration; the office list shows its status.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ConnectionRecord } from '../connect/connect-repo.ts';
-import { ConnectError } from '../connect/connect-service.ts';
-import { connectLink } from '../connect/connectable.ts';
-import { problemResponses } from '../public/problem-responses.ts';
-import { ProblemError } from '../shared/problem.ts';
-import { connectLinkSchema, connectQuery, integrationParams } from './schemas.ts';
+import type { ConnectionRecord } from '../../connect/connect-repo.ts';
+import { ConnectError } from '../../connect/connect-service.ts';
+import { connectLink } from '../../connect/connectable.ts';
+import { problemResponses } from '../../public/problem-responses.ts';
+import { ProblemError } from '../../shared/problem.ts';
+import type { OfficeRouteContext } from '../office-route-context.ts';
+import { connectLinkSchema, connectQuery, integrationParams } from '../schemas.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -24,12 +25,9 @@ export function connectionView(c: ConnectionRecord | undefined) {
 
 const problemCodes = { 400: 'invalid_request', 404: 'not_found', 503: 'service_unavailable' } as const;
 
-export function registerConnectStart(
-  fastify: FastifyInstance,
-  office: (request: FastifyRequest, officeId: string) => Promise<string>,
-): void {
+export function connectStartRoute(fastify: FastifyInstance, ctx: OfficeRouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { connect, config } = fastify.colony;
+  const { connect, config, office } = ctx;
 
   app.post(
     '/:officeID/integrations/:integration_id/connect',

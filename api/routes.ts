@@ -1,0 +1,100 @@
+// The mount table: every HTTP surface of the API in registration order, each with its prefix and only
+// the services it uses, passed as Fastify plugin options. buildServer() mounts it; no surface mounts another.
+// /openapi.json lists its components in the order their zod schemas are defined. These modules are
+// evaluated first, in this order, so that the document does not depend on the order of the rows below.
+import './public/schemas.ts';
+import './backups/schemas.ts';
+import './identity/keys/schemas.ts';
+import './office/schemas.ts';
+import './identity/offices/schemas.ts';
+import './office/routes/tasks.ts';
+import './integrations/plugin.ts';
+import type { AppServices } from './app-services.ts';
+import { backupsPlugin } from './backups/routes.ts';
+import { commercePlugin } from './commerce/plugin.ts';
+import { commerceSurfaces } from './commerce-surfaces.ts';
+import { connectRoutes } from './connect/routes.ts';
+import { discoveryPlugin } from './discovery/plugin.ts';
+import { apiKeyRoutes } from './identity/keys/routes.ts';
+import { oauthPlugin } from './identity/oauth/plugin.ts';
+import { officeMemberRoutes } from './identity/offices/members-routes.ts';
+import { identityPages } from './identity/pages/routes.ts';
+import { integrationsPlugin } from './integrations/plugin.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
+import { healthRoutes } from './observability/health.ts';
+import { officePlugin } from './office/plugin.ts';
+import { apiRateLimit } from './public/api-rate-limit.ts';
+import { publicApiPlugin } from './public/plugin.ts';
+import { jsonApiScope, type Mount, mount } from './shared/mount.ts';
+
+/** An onRequest hook over the one request budget of /api/v1, /api/snapshots and the manager API. */
+function apiBudget(s: AppServices) {
+  const { config, apiLimiter, batchSecret, metrics } = s;
+  return apiRateLimit({ baseUrl: config.baseUrl, limiter: apiLimiter, batchSecret, metrics });
+}
+
+/** /api/v1: a JSON API scope (problem+json, JSON bodies, the budget) holding `mounts`. */
+function apiV1(s: AppServices, mounts: Mount[]): Mount {
+  return mount(jsonApiScope, { baseUrl: s.config.baseUrl, rateLimit: apiBudget(s), mounts }, '/api/v1');
+}
+
+/** The office-manager API inside /api/v1: on PORT, or alone on COLONY_MANAGER_PORT. */
+function officeManager(s: AppServices): Mount[] {
+  const { config, verifiers, identity, registry, storage, officeCluster, kubeConfig, now } = s;
+  const { taskScheduler, connect } = s;
+  return [
+    mount(
+      officePlugin,
+      {
+        config,
+        verifiers,
+        identity,
+        registry,
+        storage,
+        officeCluster,
+        kubeConfig,
+        taskScheduler,
+        connect,
+        now,
+      },
+      '/offices',
+    ),
+    mount(officeMemberRoutes, { config, verifiers, identity, now }, '/offices'),
+  ];
+}
+
+/** What the main listener (PORT) serves, after its health routes' readiness flag is known. */
+export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mount[] {
+  const { config, storage, prices, identity, verifiers, registry, now } = s;
+  const { catalog, probes, jobHandlers, jobRunner, apiLimiter, batchSecret, metrics } = s;
+  const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
+  return [
+    mount(healthRoutes, { storage, isShuttingDown }),
+    mount(identityPages, { config, prices, identity }),
+    mount(oauthPlugin, { config, identity }),
+    mount(connectRoutes, { config, connect: s.connect, storage, now }),
+    apiV1(s, [
+      mount(publicApiPlugin, {
+        ...{ config, storage, prices, catalog, probes, now },
+        ...{ jobHandlers, jobRunner, apiLimiter, batchSecret, metrics, verifiers, identity },
+      }),
+      mount(integrationsPlugin, { config, registry }, '/integrations'),
+      mount(apiKeyRoutes, { config, verifiers, identity }),
+      ...(config.managerPort === undefined ? officeManager(s) : []),
+    ]),
+    mount(
+      backupsPlugin,
+      { config, verifiers, storage, backups: s.backups, jobRunner, now, rateLimit: apiBudget(s) },
+      '/api/snapshots',
+    ),
+    mount(discoveryPlugin, { config, prices, storage }),
+    mount(mcpPlugin, { config, verifiers, identity, registry, prices, probes, storage, now }),
+    mount(commerceSurfaces, commerce),
+    mount(commercePlugin, commerce),
+  ];
+}
+
+/** What the office-manager listener (COLONY_MANAGER_PORT) serves. */
+export function managerSurfaces(s: AppServices): Mount[] {
+  return [apiV1(s, officeManager(s))];
+}
