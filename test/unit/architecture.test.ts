@@ -109,6 +109,16 @@ describe('docs/architecture.md', () => {
     ).toEqual(['a.ts', 'b.ts']);
   });
 
+  it('gives API surfaces their services as plugin options: only the composition root reads app.colony', () => {
+    const compositionRoot = new Set(['api/server.ts', 'api/app-services.ts']);
+    const readers = sourceFiles('api/')
+      .filter((file) => !compositionRoot.has(file))
+      .filter((file) =>
+        /\b(?:app|fastify|instance|scope|server)\.colony\b/.test(readFileSync(path.join(root, file), 'utf8')),
+      );
+    expect(readers).toEqual([]);
+  });
+
   it('reports an import from the API into the operator, and none from main/ into either', () => {
     expect(
       crossings(rows, [
