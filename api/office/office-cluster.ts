@@ -4,14 +4,13 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
-  type KubernetesObject,
   KubernetesObjectApi,
   type V1Secret,
 } from '@kubernetes/client-node';
 import { type Applier, serverSideApplier } from '../../cluster/apply.ts';
-import type { AgentBindingSpec, AgentBindingStatus } from '../../cluster/crds/agent-binding-types.ts';
+import type { AgentBindingSpec } from '../../cluster/crds/agent-binding-types.ts';
 import { API_VERSION, GROUP, VERSION } from '../../cluster/crds/crds.ts';
-import type { IntegrationSpec, IntegrationStatus } from '../../cluster/crds/integration-types.ts';
+import type { IntegrationSpec } from '../../cluster/crds/integration-types.ts';
 import {
   ANNOTATION_ROLES,
   LABEL_AGENT,

@@ -14,7 +14,7 @@ import {
   syncWorkload,
   type WorkloadSync,
 } from './agent-workload.ts';
-import { bindingsOfAgent, type ClusterView, podsOfAgent } from './cluster-view.ts';
+import { bindingsOfAgent, podsOfAgent } from './cluster-view.ts';
 import { sameConditions, setCondition } from './conditions.ts';
 import { replicaFailure } from './replica-failure.ts';
 
