@@ -109,6 +109,15 @@ describe('docs/architecture.md', () => {
     ).toEqual(['a.ts', 'b.ts']);
   });
 
+  it('keeps the checkout domain below both checkout protocols', () => {
+    const upward = sourceFiles('api/commerce/').flatMap((file) =>
+      relativeImports(file)
+        .filter((target) => target.startsWith('api/acp/') || target.startsWith('api/ucp/'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
   it('gives API surfaces their services as plugin options: only the composition root reads app.colony', () => {
     const compositionRoot = new Set(['api/server.ts', 'api/app-services.ts']);
     const readers = sourceFiles('api/')
