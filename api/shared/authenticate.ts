@@ -14,7 +14,8 @@ function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadat
 
 /**
  * The principal of the request's bearer token, or null when it sends none; a token in the query
- * string, a malformed header or an unknown token is refused with 401 whatever the operation.
+ * string (alone or beside a header), a malformed header or an unknown token is refused with 401
+ * whatever the operation.
  */
 export async function optionalPrincipal(
   request: FastifyRequest,
@@ -23,14 +24,14 @@ export async function optionalPrincipal(
   metadataUrl?: string,
 ): Promise<Principal | null> {
   const bearer = readBearer(request.headers.authorization);
-  if (bearer.kind === 'none' && hasQueryToken(request.query)) {
+  if (hasQueryToken(request.query)) {
+    // A query token is refused even beside a valid header: RFC 6750 3.1 allows one method per request.
     const description = 'send the token as Authorization: Bearer <token>';
-    refuse(
-      baseUrl,
-      'Tokens are accepted only in the Authorization header, never in the query string.',
-      { code: 'invalid_request', description },
-      metadataUrl,
-    );
+    const detail =
+      bearer.kind === 'none'
+        ? 'Tokens are accepted only in the Authorization header, never in the query string.'
+        : 'A request carries its token one way only: the Authorization header, not also the query string.';
+    refuse(baseUrl, detail, { code: 'invalid_request', description }, metadataUrl);
   }
   if (bearer.kind === 'none') return null;
   if (bearer.kind === 'malformed')

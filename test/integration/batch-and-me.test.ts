@@ -108,6 +108,18 @@ describe('GET /api/v1/me', () => {
     expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
   });
 
+  it('refuses a request that sends a token in the header and in the query string at once (RFC 6750 3.1)', async () => {
+    const res = await s.app.inject({
+      url: `/api/v1/me?access_token=${TOKEN}`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
+    expect(res.json().detail).toMatch(/one way/);
+    expect(res.body).not.toContain(TOKEN);
+  });
+
   it('answers 401 for a malformed Authorization header', async () => {
     for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', `Bearer ${TOKEN} extra`]) {
       const res = await s.app.inject({ url: '/api/v1/me', headers: { authorization } });

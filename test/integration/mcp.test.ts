@@ -159,6 +159,17 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_request"');
   });
 
+  it('refuses a token in the header and another in the query string at once', async () => {
+    const res = await rawCall(
+      s.baseUrl,
+      toolCall('get_pricing'),
+      { authorization: `Bearer ${readWrite}` },
+      `/mcp?access_token=${readWrite}`,
+    );
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_request"');
+  });
+
   it('answers 403 insufficient_scope naming memory:write to a read-only token, so clients step up', async () => {
     const res = await rawCall(s.baseUrl, toolCall('cortex_remember', { text: 'x' }), {
       authorization: `Bearer ${readOnly}`,
