@@ -19,6 +19,7 @@ import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
 import { TokenRefresher } from './connect/token-refresher.ts';
+import { withoutTrailingSlashes } from './discovery/openapi-paths.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
@@ -291,7 +292,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => withoutTrailingSlashes(jsonSchemaTransformObject(input)),
   });
 
   instrumentRequests(app, metrics);

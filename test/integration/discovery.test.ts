@@ -26,7 +26,7 @@ describe('/openapi.json', () => {
   it('describes all nine operations with their parameters and problem responses', async () => {
     const doc = (await get('/openapi.json')).json();
     const ops = [
-      ['get', '/api/v1/'],
+      ['get', '/api/v1'],
       ['get', '/api/v1/status'],
       ['get', '/api/v1/pricing'],
       ['get', '/api/v1/skills'],
@@ -55,6 +55,9 @@ describe('/openapi.json', () => {
     expect(create.parameters.map((p: { name: string }) => p.name)).toContain('idempotency-key');
     expect(create.responses['422']).toBeDefined();
     expect(doc.paths['/api/v1/me'].get.responses['401']).toBeDefined();
+    // Each path as clients call it: the index is GET /api/v1, which the server answers.
+    expect(Object.keys(doc.paths).filter((p) => p.endsWith('/'))).toEqual([]);
+    expect((await get('/api/v1')).statusCode).toBe(200);
     expect(doc.components.schemas.Problem.required).toEqual(
       expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance']),
     );
