@@ -36,7 +36,6 @@ import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { mountAll } from './shared/mount.ts';
-import { securePages } from './shared/page-security.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
@@ -297,7 +296,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
 
   instrumentRequests(app, metrics);
-  securePages(app);
   await mountAll(
     app,
     mainSurfaces(services, () => closing),

@@ -1,6 +1,8 @@
 // Commerce pages on one server: the hosted billing page, the Stripe webhook, the policy pages and the expiry
 // sweeper. The checkout protocols (ACP, UCP) are mounted above this, by api/commerce-surfaces.ts.
+
 import type { FastifyInstance } from 'fastify';
+import { securePages } from '../shared/page-security.ts';
 import { billingPages } from './billing/routes.ts';
 import { stripeWebhook } from './billing/stripe-webhook.ts';
 import type { CommerceOptions } from './commerce-services.ts';
@@ -11,6 +13,7 @@ const hidden = { schema: { hide: true } };
 const HTML = 'text/html; charset=utf-8';
 
 export async function commercePlugin(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+  securePages(app);
   const { config, prices, now } = opts;
   const base = config.baseUrl;
   await app.register(billingPages, opts);

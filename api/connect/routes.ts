@@ -1,5 +1,6 @@
 // The Connect flow's browser routes (contracts §3): GET /connect/{id}?office=…[&instance=…] sends a
 // signed-in member of the office to the provider; GET /connect/callback stores the tokens.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DNS_LABEL } from '../../integrations/registry/names.ts';
@@ -9,6 +10,7 @@ import type { Account } from '../identity/accounts/account.ts';
 import { requireAccount } from '../identity/accounts/current-account.ts';
 import { useBrowserSession } from '../identity/browser-session.ts';
 import { canActOnOffice } from '../identity/offices/office-access.ts';
+import { securePages } from '../shared/page-security.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { ConnectState } from './connect-repo.ts';
 import { ConnectError, type ConnectService, redirectUri } from './connect-service.ts';
@@ -81,6 +83,7 @@ export interface ConnectRoutesOptions {
 }
 
 export async function connectRoutes(app: FastifyInstance, opts: ConnectRoutesOptions): Promise<void> {
+  securePages(app);
   const { config, connect, storage, now } = opts;
   await useBrowserSession(app);
 

@@ -1,10 +1,12 @@
 // Discovery documents: OpenAPI, llms.txt, auth.md, the A2A agent card, the skills index.
 // (/signup is an identity page: api/identity/pages/.)
+
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../../cluster/version.ts';
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
+import { securePages } from '../shared/page-security.ts';
 import { type ProblemCode, problemCatalogue } from '../shared/problem.ts';
 import { buildAgentCard } from './agent-card.ts';
 import { availableDocs, docTitle, readDoc } from './docs-source.ts';
@@ -23,6 +25,7 @@ export interface DiscoveryOptions {
 }
 
 export async function discoveryPlugin(app: FastifyInstance, opts: DiscoveryOptions): Promise<void> {
+  securePages(app);
   const { config, prices, storage } = opts;
   const base = config.baseUrl;
   const allSkills = () => storage.skills.all();

@@ -7,7 +7,10 @@ import type { FastifyInstance } from 'fastify';
 const PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
-/** Adds the page headers to every text/html answer of `app` that has not set its own policy. */
+/**
+ * Adds the page headers to every text/html answer of `app` that has not set its own policy. Each plugin
+ * that renders pages calls it for its own scope, so the JSON surfaces carry no extra onSend hook.
+ */
 export function securePages(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');

@@ -1,6 +1,8 @@
 // Mounts the authorization server in Fastify: its endpoints, our interaction pages, the metadata.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { securePages } from '../../shared/page-security.ts';
 import { useBrowserSession } from '../browser-session.ts';
 import type { IdentityServices } from '../identity-services.ts';
 import { interactionRoutes } from './interaction-routes.ts';
@@ -14,6 +16,7 @@ export interface OAuthOptions {
 }
 
 export async function oauthPlugin(app: FastifyInstance, opts: OAuthOptions): Promise<void> {
+  securePages(app);
   const { config, identity } = opts;
   await useBrowserSession(app);
   const provider = identity.authorizationServer;

@@ -1,8 +1,10 @@
 // The identity pages people use: /signup, /signin, /signout and /account.
+
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { PriceList } from '../../domain/pricing/price-list.ts';
+import { securePages } from '../../shared/page-security.ts';
 import { currentAccount, forgetCurrentAccount, sessionToken } from '../accounts/current-account.ts';
 import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
 import { useBrowserSession } from '../browser-session.ts';
@@ -55,6 +57,7 @@ export interface IdentityPagesOptions {
 }
 
 export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {
+  securePages(app);
   const { config, prices, identity } = opts;
   await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
