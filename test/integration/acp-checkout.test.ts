@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACP_VERSIONS, type AcpVersion } from '../../api/acp/versions.ts';
 import { defaultConformanceDir, loadConformance } from '../conformance/schema-validators.ts';
 import { acp, type ClockedServer, HOUR, planLine, startClockedServer } from '../support/checkout.ts';
-import { eventually } from '../support/server.ts';
+import { eventually } from '../support/eventually.ts';
 
 const schemas = loadConformance(defaultConformanceDir());
 

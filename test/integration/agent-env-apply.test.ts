@@ -4,8 +4,8 @@ import { AppsV1Api, CoreV1Api, type V1StatefulSet } from '@kubernetes/client-nod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverSideApplier } from '../../cluster/apply.ts';
 import { type Injection, renderAgentEnvApply } from '../../controller/render/agent-env.ts';
+import { eventually } from '../support/eventually.ts';
 import { kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 let ns: Awaited<ReturnType<typeof withNamespace>>;
 const apps = () => kubeConfig().makeApiClient(AppsV1Api);

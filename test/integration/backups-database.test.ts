@@ -15,7 +15,8 @@ import {
   startBackupsServer,
   type TestOffice,
 } from '../support/backups-office.ts';
-import { eventually, type TestServer } from '../support/server.ts';
+import { eventually } from '../support/eventually.ts';
+import type { TestServer } from '../support/server.ts';
 import { postgresUrl } from '../support/storage-targets.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field

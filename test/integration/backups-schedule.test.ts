@@ -13,8 +13,9 @@ import {
   startBackupsServer,
   type TestOffice,
 } from '../support/backups-office.ts';
+import { eventually } from '../support/eventually.ts';
 import { kubeConfig } from '../support/kube.ts';
-import { eventually, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 
 let clock = Date.parse('2026-11-23T02:00:00Z');
 const now = () => clock;

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import * as oauth from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/run.ts';
+import { eventually } from '../support/eventually.ts';
 import { HttpBrowser } from '../support/http-browser.ts';
 import { newPerson } from '../support/oauth-client.ts';
-import { eventually, freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
+import { freePort, type ListeningServer, startListeningServer } from '../support/server.ts';
 import { postgresTarget } from '../support/storage-targets.ts';
 
 let s: ListeningServer;

@@ -15,8 +15,8 @@ import { ColonyController } from '../../controller/colony-controller.ts';
 import type { SharedInformer } from '../../controller/runtime/multi-namespace-informer.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { agentStatefulSet } from '../support/agents.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
 let ns: Awaited<ReturnType<typeof withNamespace>>;

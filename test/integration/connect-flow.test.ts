@@ -16,9 +16,10 @@ import { ANNOTATION_CHECKSUM } from '../../cluster/labels.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { InjectBrowser } from '../support/browser.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
 import { startTestProvider, type TestProvider } from '../support/oauth-provider.ts';
-import { eventually, TEST_BASE_URL } from '../support/server.ts';
+import { TEST_BASE_URL } from '../support/server.ts';
 
 const TOKEN = 'connect-bootstrap-token-0123456789';
 const bearer = { authorization: `Bearer ${TOKEN}` };

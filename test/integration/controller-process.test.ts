@@ -5,8 +5,8 @@ import { CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { startControllerProcess } from '../support/controller-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 describe('the controller process (main/controller.ts)', () => {
   it('leads, reports ready and exposes metrics, then releases its Lease on SIGTERM', async () => {

@@ -8,8 +8,8 @@ import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 const registry = loadRegistry(new URL('../../integrations', import.meta.url).pathname);
 const office = 'acme';

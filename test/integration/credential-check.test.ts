@@ -10,8 +10,8 @@ import { renderIntegrationSecret } from '../../cluster/integration-secret.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { agentStatefulSet } from '../support/agents.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 import { secretField, testRegistry } from '../support/test-registry.ts';
 
 type Condition = { type: string; status: string; reason: string; message: string };

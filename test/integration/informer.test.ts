@@ -24,8 +24,8 @@ import { LAST_APPLIED } from '../../controller/runtime/cache-transform.ts';
 import { Informer } from '../../controller/runtime/informer.ts';
 import { listWatchSource } from '../../controller/runtime/list-watch-source.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 let ns: Awaited<ReturnType<typeof withNamespace>>;
 const core = () => kubeConfig().makeApiClient(CoreV1Api);

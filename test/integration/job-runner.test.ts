@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { type JobHandler, JobRunner, retryDelayMs } from '../../api/domain/jobs/job-runner.ts';
-import { eventually } from '../support/server.ts';
+import { eventually } from '../support/eventually.ts';
 
 let storage: Storage;
 let dir: string;

@@ -1,6 +1,7 @@
 // Durable jobs through the API: 202 + Location, polling to completion, idempotency and restarts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestServer, TEST_BASE_URL, type TestServer } from '../support/server.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestServer, TEST_BASE_URL, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
 beforeAll(async () => {

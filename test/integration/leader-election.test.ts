@@ -3,8 +3,8 @@
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaderElector } from '../../controller/runtime/leader-election.ts';
+import { eventually } from '../support/eventually.ts';
 import { kubeConfig, withNamespace } from '../support/kube.ts';
-import { eventually } from '../support/server.ts';
 
 let ns: Awaited<ReturnType<typeof withNamespace>>;
 beforeAll(async () => {

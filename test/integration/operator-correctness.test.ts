@@ -19,8 +19,9 @@ import type { AgentBindingObject } from '../../cluster/objects.ts';
 import { ColonyController, type ColonyControllerOptions } from '../../controller/colony-controller.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { k8sSecretName } from '../../integrations/registry/secret-name.ts';
+import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
-import { eventually, startTestServerOn, type TestServer } from '../support/server.ts';
+import { startTestServerOn, type TestServer } from '../support/server.ts';
 import { postgresTarget, sqliteTarget } from '../support/storage-targets.ts';
 import { secretField, testRegistry } from '../support/test-registry.ts';
 

@@ -24,9 +24,10 @@ import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { type RunningController, runController } from '../../controller/run-controller.ts';
 import type { MultiNamespaceInformer } from '../../controller/runtime/multi-namespace-informer.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
+import { eventually } from '../support/eventually.ts';
 import { chartDir, helm, setJson, uniqueName } from '../support/helm.ts';
 import { installCrds, kubeConfig, kubectl, withNamespace } from '../support/kube.ts';
-import { eventually, startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 const TOKEN = 'rbac-offices-bootstrap-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };

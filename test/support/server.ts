@@ -8,9 +8,6 @@ import { loadConfig } from '../../api/config.ts';
 import { type BuildOptions, buildServer } from '../../api/server.ts';
 import type { DisposableTarget } from './storage-targets.ts';
 
-// The route and cluster tests have always taken it from here; the unit tier imports it directly.
-export { eventually } from './eventually.ts';
-
 export interface TestServer {
   app: FastifyInstance;
   dataDir: string;
