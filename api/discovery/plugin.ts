@@ -67,7 +67,7 @@ export async function discoveryPlugin(app: FastifyInstance, opts: DiscoveryOptio
     buildAgentCard(base, VERSION, await allSkills()),
   );
   app.get('/.well-known/agent-skills/index.json', hidden, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').send(buildSkillsIndex(await allSkills())),
+    reply.header('cache-control', 'public, max-age=300').send(buildSkillsIndex(base, await allSkills())),
   );
   app.get<{ Params: { name: string } }>(
     '/.well-known/agent-skills/:name/SKILL.md',

@@ -1,8 +1,7 @@
-// Discovery documents: OpenAPI validity and coverage, llms.txt, the agent card, the skills index.
-import { createHash } from 'node:crypto';
+// Discovery documents: OpenAPI validity and coverage, llms.txt, /signup, problem pages. The agent card,
+// the skills index and the OAuth metadata are checked against their specs in discovery-schemas.test.ts.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skillDigest } from '../../api/domain/skills/skill-digest.ts';
 import { startTestServer, TEST_BASE_URL, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
@@ -12,7 +11,6 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const get = (url: string) => s.app.inject({ method: 'GET', url });
-const sha256 = (body: string | Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
 
 describe('/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -96,51 +94,6 @@ describe('/llms.txt and /llms-full.txt', () => {
     const res = await get('/auth.md');
     expect(res.headers['content-type']).toMatch(/^text\/markdown/);
     expect(res.body).toContain(`${TEST_BASE_URL}/.well-known/oauth-protected-resource`);
-  });
-});
-
-describe('/.well-known/agent-card.json', () => {
-  it('has the fields A2A 1.0 requires and lists the published skills', async () => {
-    const card = (await get('/.well-known/agent-card.json')).json();
-    for (const field of [
-      'name',
-      'description',
-      'supportedInterfaces',
-      'version',
-      'capabilities',
-      'defaultInputModes',
-      'defaultOutputModes',
-      'skills',
-    ]) {
-      expect(card, field).toHaveProperty(field);
-    }
-    expect(card.supportedInterfaces[0]).toMatchObject({
-      url: `${TEST_BASE_URL}/mcp`,
-      protocolVersion: '1.0',
-    });
-    expect(card.skills.length).toBeGreaterThanOrEqual(8);
-    for (const skill of card.skills)
-      expect(skill).toEqual(expect.objectContaining({ id: expect.any(String), tags: expect.any(Array) }));
-  });
-});
-
-describe('/.well-known/agent-skills/index.json', () => {
-  it('carries digests that match the bytes each linked file serves', async () => {
-    const index = (await get('/.well-known/agent-skills/index.json')).json();
-    expect(index.version).toBe('0.2.0');
-    expect(index.skills.length).toBeGreaterThanOrEqual(8);
-    for (const skill of index.skills) {
-      expect(skill.files[0].path).toBe('SKILL.md');
-      const served = await get(`/.well-known/agent-skills/${skill.name}/SKILL.md`);
-      expect(served.statusCode).toBe(200);
-      expect(served.headers['content-type']).toMatch(/^text\/markdown/);
-      expect(sha256(served.rawPayload)).toBe(skill.files[0].digest);
-      expect(skillDigest(skill.files)).toBe(skill.digest);
-    }
-  });
-
-  it('answers 404 for a skill that does not exist', async () => {
-    expect((await get('/.well-known/agent-skills/nope/SKILL.md')).statusCode).toBe(404);
   });
 });
 
