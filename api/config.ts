@@ -72,15 +72,19 @@ export interface OfficeGrant {
   serviceAccount: { namespace: string; name: string };
 }
 
+/** The non-empty entries of a comma-separated variable. */
+const commaList = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** COLONY_OFFICE_GRANTS: `<clusterRole>=<namespace>/<serviceAccount>`, comma-separated. */
 const officeGrants = z.string().transform((raw, ctx): OfficeGrant[] => {
   const grants: OfficeGrant[] = [];
-  for (const entry of raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean)) {
+  for (const entry of commaList(raw)) {
     const m = /^([^=]+)=([^/]+)\/(.+)$/.exec(entry);
     if (!m?.[1] || !m[2] || !m[3] || ![m[1], m[2], m[3]].every((p) => dnsSubdomain.test(p))) {
       ctx.addIssue({
@@ -101,10 +105,7 @@ const officeGrants = z.string().transform((raw, ctx): OfficeGrant[] => {
  */
 const allowedOrigins = z.string().transform((raw, ctx): string[] => {
   const origins: string[] = [];
-  for (const entry of raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean)) {
+  for (const entry of commaList(raw)) {
     if (entry === '*') {
       origins.push(entry);
       continue;

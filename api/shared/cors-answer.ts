@@ -82,36 +82,35 @@ export interface CorsAnswer {
   headers: Record<string, string>;
 }
 
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': ALLOWED_METHODS,
+  'access-control-allow-headers': ALLOWED_REQUEST_HEADERS,
+  'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+};
+const EXPOSE = { 'access-control-expose-headers': EXPOSED_RESPONSE_HEADERS };
+// The answer on every /api/v1 read, built once.
+const ANY_ORIGIN_ANSWER: CorsAnswer = {
+  preflight: false,
+  headers: { 'access-control-allow-origin': '*', ...EXPOSE },
+};
+
 /**
  * The CORS headers for `request` under `policy`. Any-origin answers carry them whether or not the request
  * had an Origin, so a shared cache can hand the same answer to every page; an allow-list answers each
  * allowed Origin with itself (and nothing to others), so its answers vary by Origin.
  */
 export function corsAnswer(policy: BrowserPolicy, request: CrossOriginRequest): CorsAnswer {
-  const anyOrigin = policy.origins === 'any';
-  const vary: Record<string, string> = anyOrigin ? {} : { vary: 'Origin' };
   const { origin } = request;
-  const allowed = anyOrigin
-    ? '*'
-    : origin !== undefined && originAllowed(policy, origin)
-      ? origin
-      : undefined;
-  if (allowed === undefined) return { preflight: false, headers: vary };
-  const allowOrigin = { 'access-control-allow-origin': allowed };
-  if (request.method === 'OPTIONS' && origin !== undefined && request.requestMethod !== undefined) {
-    return {
-      preflight: true,
-      headers: {
-        ...vary,
-        ...allowOrigin,
-        'access-control-allow-methods': ALLOWED_METHODS,
-        'access-control-allow-headers': ALLOWED_REQUEST_HEADERS,
-        'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
-      },
-    };
+  const isPreflight =
+    request.method === 'OPTIONS' && origin !== undefined && request.requestMethod !== undefined;
+  if (policy.origins === 'any') {
+    if (!isPreflight) return ANY_ORIGIN_ANSWER;
+    return { preflight: true, headers: { 'access-control-allow-origin': '*', ...PREFLIGHT_HEADERS } };
   }
-  return {
-    preflight: false,
-    headers: { ...vary, ...allowOrigin, 'access-control-expose-headers': EXPOSED_RESPONSE_HEADERS },
-  };
+  if (origin === undefined || !originAllowed(policy, origin))
+    return { preflight: false, headers: { vary: 'Origin' } };
+  const headers = { vary: 'Origin', 'access-control-allow-origin': origin };
+  return isPreflight
+    ? { preflight: true, headers: { ...headers, ...PREFLIGHT_HEADERS } }
+    : { preflight: false, headers: { ...headers, ...EXPOSE } };
 }
