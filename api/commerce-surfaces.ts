@@ -5,6 +5,8 @@ import { acpAdapter } from './acp/adapter.ts';
 import { acpDiscovery } from './acp/discovery.ts';
 import { checkoutSurface } from './commerce/checkout-surface.ts';
 import type { CommerceOptions } from './commerce/commerce-services.ts';
+import { allowBrowsers } from './shared/browser-access.ts';
+import { ANY_ORIGIN } from './shared/cors-answer.ts';
 import { ucpAdapter } from './ucp/adapter.ts';
 import { businessProfile, profilePath } from './ucp/business-profile.ts';
 import { PlatformProfiles } from './ucp/platform-profile.ts';
@@ -13,11 +15,18 @@ import { UCP_VERSIONS } from './ucp/versions.ts';
 // UCP asks for public, cacheable profiles (at least 60 s); the ACP document follows the same rule.
 const DISCOVERY_CACHE = 'public, max-age=300';
 
-function serveDocument(app: FastifyInstance, path: string, document: unknown): void {
-  const body = JSON.stringify(document);
-  app.get(path, { schema: { hide: true } }, async (_request, reply) =>
-    reply.header('cache-control', DISCOVERY_CACHE).type('application/json').send(body),
-  );
+/** The discovery documents: public, so any page may read them. */
+async function discoveryDocuments(
+  app: FastifyInstance,
+  opts: { documents: [string, unknown][] },
+): Promise<void> {
+  allowBrowsers(app, ANY_ORIGIN);
+  for (const [path, document] of opts.documents) {
+    const body = JSON.stringify(document);
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('cache-control', DISCOVERY_CACHE).type('application/json').send(body),
+    );
+  }
 }
 
 export async function commerceSurfaces(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
@@ -33,8 +42,9 @@ export async function commerceSurfaces(app: FastifyInstance, opts: CommerceOptio
     ...opts,
     prefix: '/ucp/v1',
   });
-  serveDocument(app, '/.well-known/acp.json', acpDiscovery(base));
-  for (const version of UCP_VERSIONS) {
-    serveDocument(app, profilePath(version), businessProfile(base, version, handlerSpecUrl));
-  }
+  const documents: [string, unknown][] = [
+    ['/.well-known/acp.json', acpDiscovery(base)],
+    ...UCP_VERSIONS.map((v): [string, unknown] => [profilePath(v), businessProfile(base, v, handlerSpecUrl)]),
+  ];
+  await app.register(discoveryDocuments, { documents });
 }

@@ -72,15 +72,19 @@ export interface OfficeGrant {
   serviceAccount: { namespace: string; name: string };
 }
 
+/** The non-empty entries of a comma-separated variable. */
+const commaList = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** COLONY_OFFICE_GRANTS: `<clusterRole>=<namespace>/<serviceAccount>`, comma-separated. */
 const officeGrants = z.string().transform((raw, ctx): OfficeGrant[] => {
   const grants: OfficeGrant[] = [];
-  for (const entry of raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean)) {
+  for (const entry of commaList(raw)) {
     const m = /^([^=]+)=([^/]+)\/(.+)$/.exec(entry);
     if (!m?.[1] || !m[2] || !m[3] || ![m[1], m[2], m[3]].every((p) => dnsSubdomain.test(p))) {
       ctx.addIssue({
@@ -94,12 +98,39 @@ const officeGrants = z.string().transform((raw, ctx): OfficeGrant[] => {
   return grants;
 });
 
+/**
+ * COLONY_ALLOWED_ORIGINS: the browser origins (`scheme://host[:port]`, as browsers send them in `Origin`)
+ * that may use /mcp and the checkout surfaces, comma-separated; `*` allows every origin. Each entry is
+ * normalised (lower case, default port dropped) so that it compares byte for byte with what browsers send.
+ */
+const allowedOrigins = z.string().transform((raw, ctx): string[] => {
+  const origins: string[] = [];
+  for (const entry of commaList(raw)) {
+    if (entry === '*') {
+      origins.push(entry);
+      continue;
+    }
+    const url = URL.parse(entry);
+    const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !/^https?:$/.test(url.protocol) || !bare) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not an origin (http(s)://host[:port], no path)`,
+      });
+      return z.NEVER;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+});
+
 /** Every environment variable Colony reads, with its default. docs/configuration.md mirrors this table. */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   COLONY_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_ENVIRONMENT: z.enum(['production', 'sandbox']).default('production'),
+  COLONY_ALLOWED_ORIGINS: allowedOrigins.default([]),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
   COLONY_BACKUPS_SWEEP_SECONDS: z.coerce.number().int().min(0).default(300),
@@ -175,6 +206,11 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
+  /**
+   * Browser origins /mcp and the checkout surfaces accept (an `Origin` header not listed is refused on
+   * /mcp, and gets no CORS headers): the base URL's own origin and COLONY_ALLOWED_ORIGINS; `*` is any.
+   */
+  allowedOrigins: readonly string[];
   environment: 'production' | 'sandbox';
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   dataDir: string;
@@ -292,10 +328,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  COLONY_ANSWER_MODEL: required when COLONY_ANSWER_MODEL_URL is set (the chat model to ask)',
     );
   }
+  const baseUrl = (e.COLONY_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.COLONY_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
+    allowedOrigins: [...new Set([new URL(baseUrl).origin, ...e.COLONY_ALLOWED_ORIGINS])],
     environment: e.COLONY_ENVIRONMENT,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }

@@ -25,6 +25,8 @@ import { healthRoutes } from './observability/health.ts';
 import { officePlugin } from './office/plugin.ts';
 import { apiRateLimit } from './public/api-rate-limit.ts';
 import { publicApiPlugin } from './public/plugin.ts';
+import { browserAccessScope } from './shared/browser-access.ts';
+import { ANY_ORIGIN } from './shared/cors-answer.ts';
 import { jsonApiScope, type Mount, mount } from './shared/mount.ts';
 
 /** An onRequest hook over the one request budget of /api/v1, /api/snapshots and the manager API. */
@@ -74,20 +76,29 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
     apiV1(s, [
-      mount(publicApiPlugin, {
-        ...{ config, storage, prices, catalog, probes, now },
-        ...{ jobHandlers, jobRunner, apiLimiter, batchSecret, metrics, verifiers, identity },
+      // Bearer tokens only, never cookies: any page may call /api/v1 (docs/decisions.md).
+      mount(browserAccessScope, {
+        policy: ANY_ORIGIN,
+        mounts: [
+          mount(publicApiPlugin, {
+            ...{ config, storage, prices, catalog, probes, now },
+            ...{ jobHandlers, jobRunner, apiLimiter, batchSecret, metrics, verifiers, identity },
+          }),
+          mount(integrationsPlugin, { config, registry }, '/integrations'),
+          mount(apiKeyRoutes, { config, verifiers, identity }),
+          ...(config.managerPort === undefined ? officeManager(s) : []),
+        ],
       }),
-      mount(integrationsPlugin, { config, registry }, '/integrations'),
-      mount(apiKeyRoutes, { config, verifiers, identity }),
-      ...(config.managerPort === undefined ? officeManager(s) : []),
     ]),
     mount(
       backupsPlugin,
       { config, verifiers, storage, backups: s.backups, jobRunner, now, rateLimit: apiBudget(s) },
       '/api/snapshots',
     ),
-    mount(discoveryPlugin, { config, prices, storage }),
+    mount(browserAccessScope, {
+      policy: ANY_ORIGIN,
+      mounts: [mount(discoveryPlugin, { config, prices, storage })],
+    }),
     mount(mcpPlugin, { config, verifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
     mount(commercePlugin, commerce),

@@ -34,6 +34,7 @@ import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
+import { answerBrowsers } from './shared/browser-access.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
@@ -260,6 +261,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('onRequest', answerBrowsers);
   app.addHook('onReady', async () => {
     if (opts.runJobs !== false) {
       jobRunner.start();

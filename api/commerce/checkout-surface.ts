@@ -1,6 +1,8 @@
 // One checkout surface, driven by a protocol adapter: JSON bodies, the Request-Id echo, version negotiation,
 // the shared checkout rate limit, the five operations, unknown routes, and every error in the protocol's format.
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { allowBrowsers } from '../shared/browser-access.ts';
+import { allowListed } from '../shared/cors-answer.ts';
 import type { CatalogueError } from '../shared/error-catalogue.ts';
 import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
 import { echoedRequestId } from '../shared/request-id.ts';
@@ -24,6 +26,9 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
+    // Browser pages on the allow-list may call checkout; others get no CORS headers, so they can neither
+    // read an answer nor send a JSON body. The fallback routes below answer OPTIONS on every path.
+    allowBrowsers(app, allowListed(opts.config.allowedOrigins), { routesAnswerOptions: true });
 
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('request-id', echoedRequestId(request.headers['request-id'], request.id));

@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findResourceServer } from '../identity/oauth/resources.ts';
 import { optionalPrincipal, requireScope } from '../shared/authenticate.ts';
 import { bearerChallenge } from '../shared/bearer.ts';
+import { allowBrowsers, requestOriginAllowed } from '../shared/browser-access.ts';
+import { allowListed } from '../shared/cors-answer.ts';
 import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { sendProblem } from '../shared/problem-handlers.ts';
@@ -52,6 +54,18 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
   const metadataUrl = findResourceServer(baseUrl, `${baseUrl}${MCP_PATH}`)?.metadataUrl;
   const handler = createColonyMcpHandler(services);
   app.addHook('onClose', () => handler.close());
+
+  // Browsers only from allowed origins: the transport spec's guard against DNS rebinding, checked
+  // before anything else (authentication, the body) so a refused page learns nothing.
+  const browsers = allowListed(services.config.allowedOrigins);
+  allowBrowsers(app, browsers);
+  app.addHook('onRequest', async (request) => {
+    if (!requestOriginAllowed(request, browsers))
+      throw new ProblemError(
+        'origin_not_allowed',
+        `Requests from origin ${request.headers.origin} are not allowed.`,
+      );
+  });
 
   app.setErrorHandler((err, request, reply) => {
     if (err instanceof ProblemError) {

@@ -58,6 +58,12 @@ export const problemErrors = errorCatalogue(
       title: 'Forbidden',
       description: 'The credential is valid but may not act on this resource.',
     },
+    origin_not_allowed: {
+      status: 403,
+      title: 'Origin not allowed',
+      description:
+        'The request came from a browser page whose origin is not on the allow-list (COLONY_ALLOWED_ORIGINS); nothing was done.',
+    },
     conflict: {
       status: 409,
       title: 'Conflict',

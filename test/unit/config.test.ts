@@ -15,6 +15,35 @@ describe('loadConfig', () => {
     });
   });
 
+  it('allows browsers from the base URL origin, plus COLONY_ALLOWED_ORIGINS normalised', () => {
+    expect(loadConfig({}).allowedOrigins).toEqual(['http://localhost:8080']);
+    const c = loadConfig({
+      COLONY_BASE_URL: 'https://api.example.com/v1/',
+      COLONY_ALLOWED_ORIGINS: ' https://App.Example:443 , http://localhost:3000/, https://api.example.com',
+    });
+    expect(c.allowedOrigins).toEqual([
+      'https://api.example.com',
+      'https://app.example',
+      'http://localhost:3000',
+    ]);
+    expect(loadConfig({ COLONY_ALLOWED_ORIGINS: '*' }).allowedOrigins).toEqual([
+      'http://localhost:8080',
+      '*',
+    ]);
+  });
+
+  it.each([
+    'https://app.example/path',
+    'ftp://app.example',
+    'app.example',
+    'https://u:p@app.example',
+    'null',
+  ])('refuses %s in COLONY_ALLOWED_ORIGINS, naming the entry', (entry) => {
+    expect(() => loadConfig({ COLONY_ALLOWED_ORIGINS: entry })).toThrow(
+      `COLONY_ALLOWED_ORIGINS: "${entry}" is not an origin`,
+    );
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set and trims the base URL', () => {
     const c = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/colony',

@@ -2,13 +2,28 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { allowBrowsers } from '../../shared/browser-access.ts';
+import { ANY_ORIGIN } from '../../shared/cors-answer.ts';
 import { securePages } from '../../shared/page-security.ts';
 import { useBrowserSession } from '../browser-session.ts';
 import type { IdentityServices } from '../identity-services.ts';
 import { interactionRoutes } from './interaction-routes.ts';
+import { oauthRoutes } from './provider-config.ts';
 import { protectedResourceMetadata, resourceServers } from './resources.ts';
 
 const hidden = { schema: { hide: true } };
+
+/** The endpoints a browser-based client calls itself; the rest of /oauth/* are cookie pages. */
+const BROWSER_ENDPOINTS = [
+  oauthRoutes.registration,
+  oauthRoutes.token,
+  oauthRoutes.revocation,
+  oauthRoutes.introspection,
+  oauthRoutes.device_authorization,
+  oauthRoutes.pushed_authorization_request,
+  oauthRoutes.userinfo,
+  oauthRoutes.jwks,
+];
 
 export interface OAuthOptions {
   config: Config;
@@ -41,38 +56,39 @@ export async function oauthPlugin(app: FastifyInstance, opts: OAuthOptions): Pro
     };
     const methods = ['GET', 'POST', 'OPTIONS', 'DELETE', 'PUT'] as const;
     scope.route({ method: [...methods], url: '/oauth/*', schema: { hide: true }, handler: forward });
-    scope.route({
-      method: ['GET', 'OPTIONS'],
-      url: '/.well-known/openid-configuration',
-      schema: { hide: true },
-      handler: forward,
+    // What a browser client needs (discovery, keys, registration, tokens) is open to any page; the
+    // pages under /oauth/* that use the session cookie are not.
+    await scope.register(async (open) => {
+      allowBrowsers(open, ANY_ORIGIN, { routesAnswerOptions: true });
+      for (const url of [...BROWSER_ENDPOINTS, '/.well-known/openid-configuration'])
+        open.route({ method: [...methods], url, schema: { hide: true }, handler: forward });
     });
   });
   await app.register(interactionRoutes, { config, identity });
 
-  // RFC 8414 metadata is the OpenID Connect discovery document: both list the same endpoints.
-  let metadata: string | undefined;
-  app.get('/.well-known/oauth-authorization-server', hidden, async (_request, reply) => {
-    if (!metadata) {
-      const res = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
-      if (res.statusCode !== 200) throw new Error(`discovery answered ${res.statusCode}`);
-      metadata = res.body;
-    }
-    return reply
-      .type('application/json; charset=utf-8')
-      .header('access-control-allow-origin', '*')
-      .send(metadata);
-  });
+  await app.register(async (open) => {
+    allowBrowsers(open, ANY_ORIGIN);
+    // RFC 8414 metadata is the OpenID Connect discovery document: both list the same endpoints.
+    let metadata: string | undefined;
+    open.get('/.well-known/oauth-authorization-server', hidden, async (_request, reply) => {
+      if (!metadata) {
+        const res = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+        if (res.statusCode !== 200) throw new Error(`discovery answered ${res.statusCode}`);
+        metadata = res.body;
+      }
+      return reply.type('application/json; charset=utf-8').send(metadata);
+    });
 
-  const [root, mcp] = resourceServers(config.baseUrl);
-  for (const [path, resource] of [
-    ['/.well-known/oauth-protected-resource', root],
-    ['/.well-known/oauth-protected-resource/mcp', mcp],
-  ] as const) {
-    if (!resource) continue;
-    const body = JSON.stringify(protectedResourceMetadata(config.baseUrl, resource));
-    app.get(path, hidden, async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').header('access-control-allow-origin', '*').send(body),
-    );
-  }
+    const [root, mcp] = resourceServers(config.baseUrl);
+    for (const [path, resource] of [
+      ['/.well-known/oauth-protected-resource', root],
+      ['/.well-known/oauth-protected-resource/mcp', mcp],
+    ] as const) {
+      if (!resource) continue;
+      const body = JSON.stringify(protectedResourceMetadata(config.baseUrl, resource));
+      open.get(path, hidden, async (_request, reply) =>
+        reply.type('application/json; charset=utf-8').send(body),
+      );
+    }
+  });
 }
