@@ -88,7 +88,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
       '/api/snapshots',
     ),
     mount(discoveryPlugin, { config, prices, storage }),
-    mount(mcpPlugin, { config, verifiers, identity, registry, prices, probes, storage, now }),
+    mount(mcpPlugin, { config, verifiers: s.mcpVerifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
     mount(commercePlugin, commerce),
   ];

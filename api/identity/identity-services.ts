@@ -13,6 +13,7 @@ import { ApiKeyService } from './keys/api-key-service.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
 import { ConnectedApps } from './oauth/connected-apps.ts';
+import type { ResourceServerSpec } from './oauth/resources.ts';
 import type { OfficeMembersRepo } from './offices/office-members-repo.ts';
 
 export interface IdentityServices {
@@ -26,8 +27,11 @@ export interface IdentityServices {
   authorizationServer: AuthorizationServer;
   apiKeys: ApiKeyService;
   connectedApps: ConnectedApps;
-  /** Verifiers for the credentials identity issues: OAuth access tokens and API keys. */
-  verifiers: CredentialVerifier[];
+  /**
+   * Verifiers for the credentials identity issues to a caller of `resource`: API keys (for every
+   * resource) and OAuth access tokens issued for that resource.
+   */
+  verifiersFor(resource: ResourceServerSpec): CredentialVerifier[];
   /** Each account's memory (cortex), served by the MCP memory tools. */
   memory: MemoryService;
 }
@@ -89,7 +93,13 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
           }
         : {}),
     }),
-    verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
+    verifiersFor: (resource) => [
+      apiKeys.verifier(),
+      accessTokenVerifier(authorizationServer, accounts, repos.officeMembers, {
+        baseUrl: config.baseUrl,
+        resource,
+      }),
+    ],
     signInLimiter: new RateLimiter({
       bucket: 'signin',
       limit: config.rateLimit.signInPerMinute,

@@ -15,6 +15,7 @@ import {
   deviceSuccessPage,
 } from './as-pages.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, findResourceServer } from './resources.ts';
+import { defaultResourceFor } from './scope-grants.ts';
 import type { AuthorizationServerKeys } from './signing-keys.ts';
 import type { StorageAdapter } from './storage-adapter.ts';
 
@@ -137,7 +138,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async (_ctx, _client, oneOf) => oneOf?.[0],
+        defaultResource: async (ctx, _client, oneOf) =>
+          oneOf ? oneOf[0] : defaultResourceFor(deps.baseUrl, ctx.oidc.params?.scope as string | undefined),
         useGrantedResource: async () => true,
         getResourceServerInfo: (_ctx, indicator) => resourceServerInfo(deps.baseUrl, indicator),
       },
