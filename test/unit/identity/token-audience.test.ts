@@ -2,7 +2,7 @@
 // and which scopes a request may ask for.
 import { describe, expect, it } from 'vitest';
 import { audienceRefusal, colonyResources } from '../../../api/identity/oauth/resources.ts';
-import { defaultResourceFor } from '../../../api/identity/oauth/scope-grants.ts';
+import { defaultResourceFor, ungrantableScope } from '../../../api/identity/oauth/scope-grants.ts';
 
 const base = 'https://colony.example';
 const { api, mcp } = colonyResources(base);
@@ -34,5 +34,27 @@ describe('defaultResourceFor', () => {
     [undefined, undefined],
   ])('gives the scope %s the resource %s', (scope, resource) => {
     expect(defaultResourceFor(base, scope)).toBe(resource);
+  });
+});
+
+describe('ungrantableScope', () => {
+  it.each([
+    ['memory scopes for /mcp', 'memory:read memory:write', [`${base}/mcp`]],
+    ['any resource scope for the base URL', 'offices:read keys:write memory:read', [base]],
+    ['a sign-in with a refresh token', 'openid profile email offline_access', []],
+    ['sign-in scopes beside a resource', 'openid email memory:read', [`${base}/mcp`]],
+    ['scopes split across two resources', 'offices:read memory:write', [base, `${base}/mcp`]],
+    ['nothing', undefined, []],
+  ])('grants %s', (_what, scope, resources) => {
+    expect(ungrantableScope(base, scope, resources)).toBeUndefined();
+  });
+
+  it.each([
+    ['a scope /mcp does not accept', 'memory:read offices:read', [`${base}/mcp`], 'offices:read'],
+    ['a resource scope with no resource', 'keys:write', [], 'keys:write'],
+    ['a scope Colony does not know', 'memory:read admin', [base], 'admin'],
+    ['email without openid', 'email memory:read', [base], 'email'],
+  ])('refuses %s, naming it', (_what, scope, resources, named) => {
+    expect(ungrantableScope(base, scope, resources)?.scope).toBe(named);
   });
 });
