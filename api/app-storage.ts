@@ -48,7 +48,7 @@ export const migrations: readonly Migration[] = [
   ...officeMigrations, // 300
   ...connectMigrations, // 301
   ...commerceMigrations, // 100, 101
-  ...identityMigrations, // 200–202
+  ...identityMigrations, // 200–202, 204
   ...memoryMigrations, // 203
   ...backupsMigrations, // 400, 401
 ];

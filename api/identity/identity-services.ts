@@ -10,6 +10,7 @@ import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limite
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
+import { KeyReveals } from './keys/key-reveals.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
 import { ConnectedApps } from './oauth/connected-apps.ts';
@@ -26,6 +27,8 @@ export interface IdentityServices {
   /** The OAuth 2.1 / OpenID Connect authorization server (oidc-provider). */
   authorizationServer: AuthorizationServer;
   apiKeys: ApiKeyService;
+  /** The one showing of a key created on the account page, after its redirect. */
+  keyReveals: KeyReveals;
   connectedApps: ConnectedApps;
   /**
    * Verifiers for the credentials identity issues to a caller of `resource`: API keys (for every
@@ -74,6 +77,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
   return {
     accounts,
     apiKeys,
+    keyReveals: new KeyReveals(repos.keyReveals, now),
     officeMembers: repos.officeMembers,
     cookiePolicy: policy,
     cookieSecret,
