@@ -86,6 +86,10 @@ export const identityMigrations: readonly Migration[] = [
         CREATE INDEX api_keys_account ON api_keys (account_id)`,
     ),
   },
+];
+
+/** Added after backups (400, 401): databases that exist run it last, so fresh ones do too. */
+export const keyRevealMigrations: readonly Migration[] = [
   {
     id: 204,
     name: 'one-time reveals of new api keys',
