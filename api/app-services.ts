@@ -27,7 +27,10 @@ export interface AppServices {
   probes: () => Probe[];
   jobHandlers: Record<string, JobHandler<never>>;
   jobRunner: JobRunner;
+  /** Credentials for the API resource (the base URL): /api/v1, /api/snapshots, the manager API. */
   verifiers: CredentialVerifier[];
+  /** Credentials for the MCP resource (`/mcp`); OAuth tokens issued for the API are accepted too. */
+  mcpVerifiers: CredentialVerifier[];
   /** Accounts, sessions and office membership (api/identity). */
   identity: IdentityServices;
   registry: IntegrationRegistry;

@@ -14,7 +14,7 @@ import { JobsRepo } from './domain/jobs/jobs-repo.ts';
 import { domainMigrations } from './domain/migrations.ts';
 import { SkillsRepo } from './domain/skills/skills-repo.ts';
 import { IdentityRepos } from './identity/identity-repos.ts';
-import { identityMigrations } from './identity/migrations.ts';
+import { identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
 import { memoryMigrations } from './memory/migrations.ts';
 import { officeMigrations } from './office/migrations.ts';
 import { TasksRepo } from './office/tasks-repo.ts';
@@ -51,6 +51,7 @@ export const migrations: readonly Migration[] = [
   ...identityMigrations, // 200–202
   ...memoryMigrations, // 203
   ...backupsMigrations, // 400, 401
+  ...keyRevealMigrations, // 204
 ];
 
 export function openStorage(target: StorageTarget): Promise<Storage> {

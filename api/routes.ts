@@ -99,7 +99,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
       policy: ANY_ORIGIN,
       mounts: [mount(discoveryPlugin, { config, prices, storage })],
     }),
-    mount(mcpPlugin, { config, verifiers, identity, registry, prices, probes, storage, now }),
+    mount(mcpPlugin, { config, verifiers: s.mcpVerifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
     mount(commercePlugin, commerce),
   ];

@@ -28,6 +28,7 @@ import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
 import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
+import { colonyResources, type ResourceServerSpec } from './identity/oauth/resources.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
@@ -173,9 +174,15 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
   const store = counterStore(config, storage);
   const identity = await createIdentityServices({ config, storage, counterStore: store, now, log: app.log });
-  const verifiers: CredentialVerifier[] = [];
-  if (config.bootstrapToken) verifiers.push(bootstrapTokenVerifier(config.bootstrapToken));
-  verifiers.push(...identity.verifiers);
+  // The bootstrap token and API keys reach every resource; OAuth access tokens only their audience.
+  const resources = colonyResources(config.baseUrl);
+  const bootstrap = config.bootstrapToken ? [bootstrapTokenVerifier(config.bootstrapToken)] : [];
+  const verifiersFor = (r: ResourceServerSpec): CredentialVerifier[] => [
+    ...bootstrap,
+    ...identity.verifiersFor(r),
+  ];
+  const verifiers = verifiersFor(resources.api);
+  const mcpVerifiers = verifiersFor(resources.mcp);
 
   const officeCluster = kc ? new OfficeCluster(kc, { officesOnly: k.rbacScope === 'offices' }) : undefined;
   const taskScheduler = new TaskScheduler({
@@ -208,6 +215,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     jobHandlers,
     jobRunner,
     verifiers,
+    mcpVerifiers,
     identity,
     registry,
     kubeConfig: kc,

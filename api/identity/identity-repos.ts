@@ -4,6 +4,7 @@ import { MemoriesRepo } from '../memory/memories-repo.ts';
 import type { SqlDriver } from '../storage/sql-driver.ts';
 import { AccountsRepo } from './accounts/accounts-repo.ts';
 import { ApiKeysRepo } from './keys/api-keys-repo.ts';
+import { KeyRevealsRepo } from './keys/key-reveals-repo.ts';
 import { OAuthArtifactsRepo } from './oauth/oauth-artifacts-repo.ts';
 import { ServerKeysRepo } from './oauth/server-keys-repo.ts';
 import { OfficeMembersRepo } from './offices/office-members-repo.ts';
@@ -14,6 +15,7 @@ export class IdentityRepos {
   readonly serverKeys: ServerKeysRepo;
   readonly oauth: OAuthArtifactsRepo;
   readonly apiKeys: ApiKeysRepo;
+  readonly keyReveals: KeyRevealsRepo;
   /** The memory (cortex) of each account. */
   readonly memories: MemoriesRepo;
 
@@ -23,6 +25,7 @@ export class IdentityRepos {
     this.serverKeys = new ServerKeysRepo(db);
     this.oauth = new OAuthArtifactsRepo(db);
     this.apiKeys = new ApiKeysRepo(db);
+    this.keyReveals = new KeyRevealsRepo(db);
     this.memories = new MemoriesRepo(db);
   }
 }

@@ -10,9 +10,11 @@ import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limite
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
+import { KeyReveals } from './keys/key-reveals.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
 import { type AuthorizationServer, createAuthorizationServer } from './oauth/authorization-server.ts';
 import { ConnectedApps } from './oauth/connected-apps.ts';
+import type { ResourceServerSpec } from './oauth/resources.ts';
 import type { OfficeMembersRepo } from './offices/office-members-repo.ts';
 
 export interface IdentityServices {
@@ -25,9 +27,14 @@ export interface IdentityServices {
   /** The OAuth 2.1 / OpenID Connect authorization server (oidc-provider). */
   authorizationServer: AuthorizationServer;
   apiKeys: ApiKeyService;
+  /** The one showing of a key created on the account page, after its redirect. */
+  keyReveals: KeyReveals;
   connectedApps: ConnectedApps;
-  /** Verifiers for the credentials identity issues: OAuth access tokens and API keys. */
-  verifiers: CredentialVerifier[];
+  /**
+   * Verifiers for the credentials identity issues to a caller of `resource`: API keys (for every
+   * resource) and OAuth access tokens issued for that resource.
+   */
+  verifiersFor(resource: ResourceServerSpec): CredentialVerifier[];
   /** Each account's memory (cortex), served by the MCP memory tools. */
   memory: MemoryService;
 }
@@ -70,6 +77,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
   return {
     accounts,
     apiKeys,
+    keyReveals: new KeyReveals(repos.keyReveals, now),
     officeMembers: repos.officeMembers,
     cookiePolicy: policy,
     cookieSecret,
@@ -89,7 +97,13 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
           }
         : {}),
     }),
-    verifiers: [apiKeys.verifier(), accessTokenVerifier(authorizationServer, accounts, repos.officeMembers)],
+    verifiersFor: (resource) => [
+      apiKeys.verifier(),
+      accessTokenVerifier(authorizationServer, accounts, repos.officeMembers, {
+        baseUrl: config.baseUrl,
+        resource,
+      }),
+    ],
     signInLimiter: new RateLimiter({
       bucket: 'signin',
       limit: config.rateLimit.signInPerMinute,

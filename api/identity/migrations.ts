@@ -1,5 +1,5 @@
 // Identity's schema changes (ids 200–299): accounts, browser sessions, office membership, server keys,
-// OAuth artifacts and API keys (203, memories, lives in api/memory).
+// OAuth artifacts, API keys and their one-time reveals (203, memories, lives in api/memory).
 import { eachDialect } from '../storage/column-types.ts';
 import type { Migration } from '../storage/migration-runner.ts';
 
@@ -84,6 +84,24 @@ export const identityMigrations: readonly Migration[] = [
           revoked_at ${t.bigint}
         );
         CREATE INDEX api_keys_account ON api_keys (account_id)`,
+    ),
+  },
+];
+
+/** Added after backups (400, 401): databases that exist run it last, so fresh ones do too. */
+export const keyRevealMigrations: readonly Migration[] = [
+  {
+    id: 204,
+    name: 'one-time reveals of new api keys',
+    sql: eachDialect(
+      (t) => `
+        CREATE TABLE key_reveals (
+          id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+          sealed TEXT NOT NULL,
+          expires_at ${t.bigint} NOT NULL
+        );
+        CREATE INDEX key_reveals_expiry ON key_reveals (expires_at)`,
     ),
   },
 ];

@@ -9,6 +9,7 @@ import type { CredentialVerifier } from '../shared/identity.ts';
 
 export interface McpOptions {
   config: Config;
+  /** Credentials for the MCP resource: tokens issued for another resource are refused. */
   verifiers: CredentialVerifier[];
   /** Memory lives with the accounts. */
   identity: IdentityServices;

@@ -1,7 +1,13 @@
 // Resolves the bearer token of a request to a principal, or refuses with an RFC 6750 challenge.
 import type { FastifyRequest } from 'fastify';
 import { bearerChallenge, hasQueryToken, readBearer } from './bearer.ts';
-import { type CredentialVerifier, type Principal, principalCoversOffice, verifyToken } from './identity.ts';
+import {
+  type CredentialVerifier,
+  isRefusal,
+  type Principal,
+  principalCoversOffice,
+  verifyToken,
+} from './identity.ts';
 import { ProblemError } from './problem.ts';
 
 type ChallengeError = Parameters<typeof bearerChallenge>[1];
@@ -14,8 +20,8 @@ function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadat
 
 /**
  * The principal of the request's bearer token, or null when it sends none; a token in the query
- * string (alone or beside a header), a malformed header or an unknown token is refused with 401
- * whatever the operation.
+ * string (alone or beside a header), a malformed header, an unknown token or a token for another
+ * resource (the verifiers know which resource they serve) is refused with 401 whatever the operation.
  */
 export async function optionalPrincipal(
   request: FastifyRequest,
@@ -36,8 +42,8 @@ export async function optionalPrincipal(
   if (bearer.kind === 'none') return null;
   if (bearer.kind === 'malformed')
     refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
-  const principal = await verifyToken(verifiers, bearer.token);
-  if (!principal) {
+  const verified = await verifyToken(verifiers, bearer.token);
+  if (!verified) {
     const description = 'the token is invalid, expired or revoked';
     refuse(
       baseUrl,
@@ -46,7 +52,11 @@ export async function optionalPrincipal(
       metadataUrl,
     );
   }
-  return principal;
+  if (isRefusal(verified)) {
+    const detail = `The bearer token is not for this resource: ${verified.refused}.`;
+    refuse(baseUrl, detail, { code: 'invalid_token', description: verified.refused }, metadataUrl);
+  }
+  return verified;
 }
 
 export async function authenticate(

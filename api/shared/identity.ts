@@ -21,10 +21,22 @@ export interface Principal {
   credentialId?: string;
 }
 
+/** A token a verifier knows but will not accept where it was sent (a token for another resource). */
+export interface TokenRefusal {
+  /** Why, for the RFC 6750 error_description: printable, and never the token itself. */
+  refused: string;
+}
+
+export type Verification = Principal | TokenRefusal | null;
+
 export interface CredentialVerifier {
   readonly name: string;
   /** Resolves null when the token is not one this verifier knows. */
-  verify(token: string): Promise<Principal | null>;
+  verify(token: string): Promise<Verification>;
+}
+
+export function isRefusal(v: Verification): v is TokenRefusal {
+  return v !== null && 'refused' in v;
 }
 
 /** Every scope a Colony credential can carry; `scopes_supported` adds `offline_access` to these. */
@@ -69,13 +81,14 @@ export function principalCoversOffice(principal: Principal, officeId: string): b
   return principal.offices === '*' || principal.offices.includes(officeId);
 }
 
+/** The first verifier that knows the token decides: a principal, or a refusal saying why. */
 export async function verifyToken(
   verifiers: readonly CredentialVerifier[],
   token: string,
-): Promise<Principal | null> {
+): Promise<Verification> {
   for (const v of verifiers) {
-    const principal = await v.verify(token);
-    if (principal) return principal;
+    const verified = await v.verify(token);
+    if (verified) return verified;
   }
   return null;
 }

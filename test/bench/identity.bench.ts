@@ -138,7 +138,8 @@ async function httpTable(opts: { seconds: number; connections: number }): Promis
   try {
     const oauth = await OAuthTestClient.register(s.baseUrl);
     const person = await oauth.person('Bench');
-    const resource = `${s.baseUrl}/mcp`;
+    // A token for the base URL reaches both /api/v1/me and /mcp; one for /mcp would not reach /me.
+    const resource = s.baseUrl;
     const t = await oauth.tokens({ scope: 'memory:read memory:write offline_access', resource }, person);
     const auth = { authorization: `Bearer ${t.access_token}` };
     const clientId = oauth.config.clientMetadata().client_id;

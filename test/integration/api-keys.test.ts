@@ -48,15 +48,22 @@ describe.each(storageTargets)('API keys on $name', (target) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: form.toString(),
     });
-    return { res, key: /<p class="secret" id="api-key">([^<]+)<\/p>/.exec(res.body)?.[1] };
+    // A created key is shown by the page the POST redirects to (post-redirect-get).
+    const location = res.statusCode === 303 ? res.headers.location : undefined;
+    const page = location ? await b.get(String(location)) : undefined;
+    return { res, page, key: /<p class="secret" id="api-key">([^<]+)<\/p>/.exec(page?.body ?? '')?.[1] };
   }
 
   it('shows a new key once, lists only its hint, and the key answers /me as an operator credential', async () => {
     const { b, who } = await signedIn();
     await addMember('acme', who.email, 'owner');
-    const { res, key } = await createKey(b, { name: 'ci deploys', scope: ['offices:read', 'offices:write'] });
-    expect(res.statusCode).toBe(201);
-    expect(res.headers['cache-control']).toBe('no-store');
+    const { res, page, key } = await createKey(b, {
+      name: 'ci deploys',
+      scope: ['offices:read', 'offices:write'],
+    });
+    expect(res.statusCode).toBe(303);
+    expect(page?.statusCode).toBe(200);
+    expect(page?.headers['cache-control']).toBe('no-store');
     expect(key).toMatch(/^col_[0-9A-Za-z]{38}$/);
     const account = await b.get('/account');
     expect(account.body).toContain('ci deploys');
@@ -216,7 +223,8 @@ describe('API keys in the sandbox', () => {
       await b.signUp(person());
       await b.get('/account');
       const res = await b.submit('/account/keys', { name: 'sandbox', scope: 'offices:read' });
-      const key = /id="api-key">([^<]+)</.exec(res.body)?.[1] ?? '';
+      const shown = await b.get(String(res.headers.location));
+      const key = /id="api-key">([^<]+)</.exec(shown.body)?.[1] ?? '';
       expect(key).toMatch(/^col_test_[0-9A-Za-z]{38}$/);
       expect(
         (await s.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } })).statusCode,

@@ -93,6 +93,7 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
   let readWrite: string;
   let readOnly: string;
   let other: string;
+  let adaApi: string;
 
   beforeAll(async () => {
     s = await startListeningServer(target, {
@@ -105,6 +106,8 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     const resource = `${s.baseUrl}/mcp`;
     readWrite = (await oauth.tokens({ scope: 'memory:read memory:write', resource }, ada)).access_token;
     readOnly = (await oauth.tokens({ scope: 'memory:read', resource }, ada)).access_token;
+    // /mcp tokens are for /mcp only; Ada's profile at /api/v1/me needs a token for the API.
+    adaApi = (await oauth.tokens({ scope: 'offices:read', resource: s.baseUrl }, ada)).access_token;
     const bob = await oauth.person('Bob');
     other = (await oauth.tokens({ scope: 'memory:read memory:write', resource }, bob)).access_token;
   });
@@ -244,7 +247,7 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
 
   it('lists connectable sources from the registry and links only to offices the caller is in', async () => {
     const profile = (await (
-      await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${readWrite}` } })
+      await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${adaApi}` } })
     ).json()) as Json;
     const added = await fetch(`${s.baseUrl}/api/v1/offices/acme/members`, {
       method: 'PUT',

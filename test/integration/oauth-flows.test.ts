@@ -95,7 +95,7 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
   it('issues tokens for a resource through authorization code with PKCE, and /me answers with them', async () => {
     const t = await tokens({
       scope: 'openid email profile memory:read offline_access',
-      resource: `${s.baseUrl}/mcp`,
+      resource: s.baseUrl,
     });
     expect(t.token_type.toLowerCase()).toBe('bearer');
     // The access token carries the resource's scopes; the OpenID ones show in the ID token.
@@ -108,14 +108,14 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
     expect(body).toMatchObject({
       type: 'user',
       credential: 'oauth_access_token',
-      resource: `${s.baseUrl}/mcp`,
+      resource: s.baseUrl,
     });
     expect(body.scopes).toEqual(['memory:read']);
     expect(body.account.email).toMatch(/^grace/);
   });
 
   it('rotates refresh tokens: a new pair works, the used refresh token is refused', async () => {
-    const t = await tokens({ scope: 'memory:read offline_access', resource: `${s.baseUrl}/mcp` });
+    const t = await tokens({ scope: 'memory:read offline_access', resource: s.baseUrl });
     const refreshed = await oauth.refreshTokenGrant(config, t.refresh_token ?? '');
     expect((await me(refreshed.access_token)).status).toBe(200);
     expect(refreshed.refresh_token).not.toBe(t.refresh_token);
@@ -125,12 +125,12 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
   });
 
   it('introspects a live token and revokes it so that it fails closed at once', async () => {
-    const t = await tokens({ scope: 'memory:read', resource: `${s.baseUrl}/mcp` });
+    const t = await tokens({ scope: 'memory:read', resource: s.baseUrl });
     const live = await oauth.tokenIntrospection(config, t.access_token);
     expect(live).toMatchObject({
       active: true,
       scope: 'memory:read',
-      aud: `${s.baseUrl}/mcp`,
+      aud: s.baseUrl,
       client_id: config.clientMetadata().client_id,
     });
     expect((await me(t.access_token)).status).toBe(200);
@@ -256,10 +256,7 @@ describe.each(storageTargets)('authorization server on $name', (target) => {
     });
 
     it('refuses a reused code and revokes what the first exchange issued', async () => {
-      const { callback, verifier, state } = await authorize({
-        scope: 'memory:read',
-        resource: `${s.baseUrl}/mcp`,
-      });
+      const { callback, verifier, state } = await authorize({ scope: 'memory:read', resource: s.baseUrl });
       const first = await oauth.authorizationCodeGrant(config, callback, {
         pkceCodeVerifier: verifier,
         expectedState: state,

@@ -252,7 +252,9 @@ describe('per-office operator credentials', () => {
     const binding: Record<string, string | string[]> =
       boundTo === 'all' ? { binding: 'all' } : { binding: 'selected', office: boundTo };
     const res = await b.submit('/account/keys', { name: 'operator', scope: scopes, ...binding });
-    const key = /id="api-key">([^<]+)</.exec(res.body)?.[1];
+    // The key is shown by the page the POST redirects to.
+    const shown = res.statusCode === 303 ? await b.get(String(res.headers.location)) : res;
+    const key = /id="api-key">([^<]+)</.exec(shown.body)?.[1];
     if (!key) throw new Error(`no key created: ${res.statusCode}`);
     return { authorization: `Bearer ${key}` };
   }

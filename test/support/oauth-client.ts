@@ -43,8 +43,11 @@ export class OAuthTestClient {
     return browser;
   }
 
-  /** Authorization code + PKCE S256, approved on the consent page by the person in `browser`. */
-  async tokens(params: Record<string, string>, browser: HttpBrowser) {
+  /**
+   * Runs an authorization request (code + PKCE S256) in `browser`: the consent page it showed, if any,
+   * is approved. `callback` is where it ended: the client's redirect URI with a code or an error.
+   */
+  async authorize(params: Record<string, string>, browser: HttpBrowser) {
     const verifier = oauth.randomPKCECodeVerifier();
     const state = oauth.randomState();
     const url = oauth.buildAuthorizationUrl(this.config, {
@@ -55,9 +58,16 @@ export class OAuthTestClient {
       ...params,
     });
     const step = await browser.follow(url.href);
-    const uid = /action="\/oauth\/interaction\/([^/"]+)\/confirm"/.exec(await step.response.text())?.[1];
+    const consent = step.url.startsWith(this.baseUrl) ? await step.response.text() : undefined;
+    const uid = consent && /action="\/oauth\/interaction\/([^/"]+)\/confirm"/.exec(consent)?.[1];
     const done = uid ? await browser.submit(`/oauth/interaction/${uid}/confirm`, {}) : step;
-    return oauth.authorizationCodeGrant(this.config, new URL(done.url), {
+    return { callback: new URL(done.url), verifier, state, consent };
+  }
+
+  /** Authorization code + PKCE S256, approved on the consent page by the person in `browser`. */
+  async tokens(params: Record<string, string>, browser: HttpBrowser) {
+    const { callback, verifier, state } = await this.authorize(params, browser);
+    return oauth.authorizationCodeGrant(this.config, callback, {
       pkceCodeVerifier: verifier,
       expectedState: state,
     });

@@ -1,22 +1,27 @@
-// Verifies OAuth access tokens for our resource servers by reading the authorization server's store,
-// so a revoked token fails on the very next request, on every replica.
+// Verifies OAuth access tokens for one of our resource servers by reading the authorization server's
+// store, so a revoked token fails on the very next request, on every replica.
 import type { CredentialVerifier } from '../../shared/identity.ts';
 import type { AccountService } from '../accounts/account-service.ts';
 import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
 import { accountPrincipal } from '../principals.ts';
-import { oidcScopes } from '../scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
+import { audienceRefusal, type ResourceServerSpec } from './resources.ts';
 
-/** A token issued without a resource is for userinfo: it never carries a resource scope. */
-function scopesOf(scope: string | undefined, audience: string | undefined): string[] {
-  const granted = scope ? scope.split(' ') : [];
-  return audience ? granted : granted.filter((s) => (oidcScopes as readonly string[]).includes(s));
+export interface TokenAudience {
+  baseUrl: string;
+  /** The resource this verifier guards: tokens issued for another are refused (RFC 8707). */
+  resource: ResourceServerSpec;
 }
+
+/** The one audience of an opaque access token (oidc-provider keeps it as a string). */
+const audienceOf = (aud: unknown): string | undefined =>
+  typeof aud === 'string' ? aud : Array.isArray(aud) && typeof aud[0] === 'string' ? aud[0] : undefined;
 
 export function accessTokenVerifier(
   provider: AuthorizationServer,
   accounts: AccountService,
   members: OfficeMembersRepo,
+  audience: TokenAudience,
 ): CredentialVerifier {
   return {
     name: 'oauth-access-token',
@@ -25,19 +30,16 @@ export function accessTokenVerifier(
       if (token.startsWith('col_') || token.length > 128) return null;
       const at = await provider.AccessToken.find(token);
       if (!at || at.isExpired || !at.accountId) return null;
+      const resource = audienceOf(at.aud);
+      const refused = audienceRefusal(audience.baseUrl, resource, audience.resource);
+      if (refused) return { refused };
       const account = await accounts.get(at.accountId);
       if (!account) return null;
-      const audience = Array.isArray(at.aud) ? at.aud[0] : at.aud;
+      const scopes = at.scope ? at.scope.split(' ') : [];
+      const credential = { type: 'user', credential: 'oauth_access_token', scopes, offices: null } as const;
       return accountPrincipal(
         account,
-        {
-          type: 'user',
-          credential: 'oauth_access_token',
-          scopes: scopesOf(at.scope, audience),
-          offices: null,
-          ...(audience ? { resource: audience } : {}),
-          clientId: at.clientId,
-        },
+        { ...credential, ...(resource ? { resource } : {}), clientId: at.clientId },
         members,
       );
     },

@@ -12,6 +12,7 @@ import { csrfToken, isGenuineFormPost } from '../pages/csrf.ts';
 import { forgedPost } from '../pages/page-reply.ts';
 import { renderConsentPage } from './consent-page.ts';
 import { findResourceServer } from './resources.ts';
+import { isOidcScope } from './scope-grants.ts';
 
 type Params = { Params: { uid: string } };
 const hidden = { schema: { hide: true } };
@@ -91,8 +92,10 @@ export async function interactionRoutes(
     const client = await provider.Client.find(String(interaction.params.client_id));
     if (!client) return expiredPage(reply);
     const missing = missingOf(interaction.prompt);
+    // The provider counts every configured scope as an OpenID one (registration needs them listed),
+    // so only the real OpenID scopes come from there; resource scopes are the resources' own.
     const scopes = new Set([
-      ...(missing.missingOIDCScope ?? []),
+      ...(missing.missingOIDCScope ?? []).filter(isOidcScope),
       ...Object.values(missing.missingResourceScopes ?? {}).flat(),
     ]);
     const redirectUri = interaction.params.redirect_uri;

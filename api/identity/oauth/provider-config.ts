@@ -15,6 +15,7 @@ import {
   deviceSuccessPage,
 } from './as-pages.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, findResourceServer } from './resources.ts';
+import { defaultResourceFor, resourceList, ungrantableScope } from './scope-grants.ts';
 import type { AuthorizationServerKeys } from './signing-keys.ts';
 import type { StorageAdapter } from './storage-adapter.ts';
 
@@ -67,12 +68,30 @@ function loginPolicy(deps: ProviderDeps) {
   return policy;
 }
 
-async function resourceServerInfo(baseUrl: string, indicator: string): Promise<ResourceServer> {
+/** Where a client asks for scopes; later steps (resume, token) only narrow what was granted here. */
+const requestRoutes = new Set(['authorization', 'device_authorization', 'pushed_authorization_request']);
+
+/**
+ * A request for a scope its tokens would not carry is refused (invalid_scope) rather than shown on
+ * the consent page and silently dropped (docs/decisions.md).
+ */
+function refuseUngrantable(ctx: KoaContextWithOIDC, baseUrl: string, resources: readonly string[]) {
+  if (!requestRoutes.has(ctx.oidc.route)) return;
+  const bad = ungrantableScope(baseUrl, ctx.oidc.params?.scope as string | undefined, resources);
+  if (bad) throw new errors.InvalidScope(bad.reason, bad.scope);
+}
+
+async function resourceServerInfo(
+  ctx: KoaContextWithOIDC,
+  baseUrl: string,
+  indicator: string,
+): Promise<ResourceServer> {
   const rs = findResourceServer(baseUrl, indicator);
   if (!rs)
     throw new errors.InvalidTarget(
       `unknown resource ${indicator}; see ${baseUrl}/.well-known/oauth-protected-resource`,
     );
+  refuseUngrantable(ctx, baseUrl, resourceList(ctx.oidc.params?.resource));
   return {
     scope: rs.scopes.join(' '),
     audience: rs.identifier,
@@ -137,9 +156,14 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async (_ctx, _client, oneOf) => oneOf?.[0],
+        defaultResource: async (ctx, _client, oneOf) => {
+          if (oneOf) return oneOf[0];
+          const resource = defaultResourceFor(deps.baseUrl, ctx.oidc.params?.scope as string | undefined);
+          if (resource === undefined) refuseUngrantable(ctx, deps.baseUrl, []);
+          return resource;
+        },
         useGrantedResource: async () => true,
-        getResourceServerInfo: (_ctx, indicator) => resourceServerInfo(deps.baseUrl, indicator),
+        getResourceServerInfo: (ctx, indicator) => resourceServerInfo(ctx, deps.baseUrl, indicator),
       },
       deviceFlow: {
         enabled: true,

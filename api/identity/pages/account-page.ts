@@ -2,6 +2,7 @@
 import { escapeHtml, page } from '../../shared/html.ts';
 import type { Account } from '../accounts/account.ts';
 import type { ApiKeyRecord } from '../keys/api-keys-repo.ts';
+import type { RevealedKey } from '../keys/key-reveals.ts';
 import type { ConnectedApp } from '../oauth/connected-apps.ts';
 import type { OfficeMember } from '../offices/office-members-repo.ts';
 import { apiKeyScopes, defaultApiKeyScopes, scopeDescriptions } from '../scopes.ts';
@@ -116,14 +117,25 @@ ${appsSection(v.apps, v.csrf)}
 }
 
 /** The one time a key is shown. */
-export function renderKeyCreatedPage(key: ApiKeyRecord, token: string): string {
+export function renderKeyCreatedPage(key: RevealedKey): string {
   return page(
     'API key created',
     `${formStyles}
 <h1>API key created</h1>
 <p>Copy <strong>${escapeHtml(key.name)}</strong> now. It will not be shown again.</p>
-<p class="secret" id="api-key">${escapeHtml(token)}</p>
+<p class="secret" id="api-key">${escapeHtml(key.token)}</p>
 <p>Use it as <code>Authorization: Bearer ${escapeHtml(key.hint)}</code>, or set <code>COLONY_API_KEY</code> for the CLI and SDK.</p>
 <p><a href="/account">Back to your account</a></p>`,
+  );
+}
+
+/** What a reload of that page, or a late visit, shows: never the key. */
+export function renderKeyAlreadyShownPage(): string {
+  return page(
+    'API key already shown',
+    `${formStyles}
+<h1 id="key-already-shown">This key was already shown</h1>
+<p>A key is shown once, right after it is created, and Colony keeps only a hash of it. If you did not
+copy it, revoke it on <a href="/account">your account</a> and create another.</p>`,
   );
 }

@@ -1,14 +1,16 @@
-// The signed-in account's own pages: /account, creating and revoking API keys, disconnecting apps.
+// The signed-in account's own pages: /account, creating (and once showing) and revoking API keys,
+// disconnecting apps.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Account } from '../accounts/account.ts';
 import { requireAccount } from '../accounts/current-account.ts';
 import type { IdentityServices } from '../identity-services.ts';
 import { apiKeyPrefix } from '../keys/api-key-format.ts';
-import { renderAccountPage, renderKeyCreatedPage } from './account-page.ts';
+import { renderAccountPage, renderKeyAlreadyShownPage, renderKeyCreatedPage } from './account-page.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import type { FieldErrors } from './form-kit.ts';
 import { fieldErrors, keyForm, plainForm } from './forms.ts';
+import { KEY_CREATED_PATH, setRevealTicket, takeRevealTicket } from './key-reveal-cookie.ts';
 import { forgedPost, html } from './page-reply.ts';
 
 const hidden = { schema: { hide: true } };
@@ -72,7 +74,20 @@ export function accountRoutes(
     if (!result.ok)
       return show(request, reply, account, result.reason === 'too_many' ? 409 : 403, { key: result.detail });
     request.log.info({ keyId: result.key.id, accountId: account.id }, 'api key created');
-    return html(reply, 201, renderKeyCreatedPage(result.key, result.token));
+    // Post-redirect-get: the key is shown by the page this redirects to, once, so a reload or a
+    // resubmission never makes a second key and the key is never in a URL.
+    const { id: keyId, name, hint } = result.key;
+    const ticket = await identity.keyReveals.stash(account.id, { keyId, name, hint, token: result.token });
+    setRevealTicket(reply, identity.cookiePolicy, ticket);
+    return reply.redirect(KEY_CREATED_PATH, 303);
+  });
+
+  app.get(KEY_CREATED_PATH, hidden, async (request, reply) => {
+    const account = await requireAccount(request, reply);
+    if (!account) return reply;
+    const ticket = takeRevealTicket(request, reply, identity.cookiePolicy);
+    const shown = await identity.keyReveals.take(account.id, ticket);
+    return html(reply, 200, shown ? renderKeyCreatedPage(shown) : renderKeyAlreadyShownPage());
   });
 
   app.post<{ Params: { id: string } }>('/account/keys/:id/revoke', hidden, async (request, reply) => {
