@@ -1,7 +1,8 @@
 // Pure: the errors the shared layers of a JSON API scope (/api/v1, /api/snapshots) answer, declared on
 // every operation of the OpenAPI document, whether or not its route lists them: body parsing (400,
 // 413, 415), the router (404, 414), bearer authentication (401 with its challenge, 403), the request
-// budget (429 with its headers), the error handler (500) and shutdown (503). All are problem+json.
+// budget (429 with Retry-After and the rate-limit headers), the error handler (500) and shutdown
+// (503). All are application/problem+json.
 const JSON_API = /^\/api\/(v1|snapshots)(\/|$)/;
 /** Methods whose bodies Fastify reads (and so can refuse), whether or not the route declares one. */
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
@@ -76,9 +77,10 @@ function rules({ bodyLimitBytes, maxParamLength }: ScopeLimits): Rule[] {
     { status: 415, description: 'The body is not application/json', applies: takesBody },
     {
       status: 429,
-      description: 'Rate limit exceeded; retry after X-RateLimit-Reset seconds',
+      description: 'Rate limit exceeded; retry after Retry-After seconds',
       applies: always,
       headers: {
+        'Retry-After': seconds('Seconds until a request is allowed again'),
         'X-RateLimit-Limit': seconds('Requests allowed per window'),
         'X-RateLimit-Remaining': seconds('Requests left in this window'),
         'X-RateLimit-Reset': seconds('Seconds until the window resets'),
