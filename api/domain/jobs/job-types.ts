@@ -16,11 +16,17 @@ export interface JobDeps {
 export const jobTypeNames = ['skills.reindex', 'status.report'] as const;
 export type JobTypeName = (typeof jobTypeNames)[number];
 
+/** What each job type takes as `input`: the handlers and the API's request schema share these. */
+export const jobInputs = {
+  'skills.reindex': z.strictObject({}),
+  'status.report': z.strictObject({ services: z.array(z.string().min(1)).min(1).optional() }),
+} as const satisfies Record<JobTypeName, z.ZodType>;
+
 export function buildJobHandlers(deps: JobDeps): Record<JobTypeName, JobHandler<never>> {
   const reindex: JobHandler<Record<string, never>> = {
     description:
       'Re-reads the published skills from disk and brings the skills catalogue in storage up to date.',
-    input: z.strictObject({}),
+    input: jobInputs['skills.reindex'],
     maxAttempts: 5,
     async run() {
       return deps.storage.skills.replaceAll(loadSkillsDir(deps.skillsDir, deps.baseUrl), deps.now());
@@ -29,7 +35,7 @@ export function buildJobHandlers(deps: JobDeps): Record<JobTypeName, JobHandler<
   const report: JobHandler<{ services?: string[] }> = {
     description:
       'Runs every health probe and records a status report; `services` narrows it to named services.',
-    input: z.strictObject({ services: z.array(z.string().min(1)).min(1).optional() }),
+    input: jobInputs['status.report'],
     maxAttempts: 3,
     async run(input) {
       const probes = deps.probes().filter((p) => !input.services || input.services.includes(p.name));

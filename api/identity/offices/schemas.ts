@@ -11,7 +11,10 @@ export const memberParams = z.strictObject({
 
 export const putMemberBody = z
   .strictObject({
-    email: emailField.describe('The account to add; it must have signed up already'),
+    // The check runs after trimming, so the document states it as the pattern zod's email check uses.
+    email: emailField
+      .meta({ pattern: z.regexes.email.source })
+      .describe('The account to add; it must have signed up already'),
     role: z
       .enum(officeRoles)
       .default('operator')
