@@ -27,6 +27,7 @@ import { loadPriceList } from './domain/pricing/price-list.ts';
 import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
 import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
+import { frameworkAnswers } from './framework-answers.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests } from './observability/metrics.ts';
@@ -117,6 +118,7 @@ const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metri
 
 export async function buildServer(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const now = opts.now ?? Date.now;
+  const answers = frameworkAnswers(config.baseUrl);
   const listenerOptions = {
     genReqId: requestIdFrom,
     childLoggerFactory: lazyChildLoggerFactory,
@@ -127,12 +129,14 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    frameworkErrors: answers.frameworkErrors,
+    clientErrorHandler: answers.clientErrorHandler,
+    // Requests that arrive while closing are answered by answers.install's hook, in the surface's format.
+    return503OnClosing: false,
   } satisfies FastifyServerOptions;
-  const app = Fastify({
-    logger: opts.logger ?? loggerOptions(config),
-    ...listenerOptions,
-    return503OnClosing: true,
-  });
+  const app = Fastify({ logger: opts.logger ?? loggerOptions(config), ...listenerOptions });
+  let closing = false;
+  answers.install(app, () => closing);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
@@ -249,13 +253,13 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       : await buildManagerServer({
           log: app.log.child({ listener: 'office-manager' }),
           base: listenerOptions,
+          install: answers.install,
           validateResponses: opts.validateResponses ?? false,
           metrics,
           mounts: managerSurfaces(services),
         });
   app.decorate('managerServer', manager);
 
-  let closing = false;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
