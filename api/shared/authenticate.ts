@@ -6,6 +6,18 @@ import { ProblemError } from './problem.ts';
 
 type ChallengeError = Parameters<typeof bearerChallenge>[1];
 
+// A protected route authenticates in onRequest (authenticate-first.ts) and its handler asks again for the
+// principal: the token is verified once per request.
+const verified = new WeakMap<FastifyRequest, { token: string; principal: Promise<Principal | null> }>();
+
+function verifyOnce(request: FastifyRequest, verifiers: readonly CredentialVerifier[], token: string) {
+  const known = verified.get(request);
+  if (known?.token === token) return known.principal;
+  const principal = verifyToken(verifiers, token);
+  verified.set(request, { token, principal });
+  return principal;
+}
+
 function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadataUrl?: string): never {
   throw new ProblemError('unauthorized', detail, {
     headers: { 'www-authenticate': bearerChallenge(baseUrl, error, metadataUrl) },
@@ -36,7 +48,7 @@ export async function optionalPrincipal(
   if (bearer.kind === 'none') return null;
   if (bearer.kind === 'malformed')
     refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
-  const principal = await verifyToken(verifiers, bearer.token);
+  const principal = await verifyOnce(request, verifiers, bearer.token);
   if (!principal) {
     const description = 'the token is invalid, expired or revoked';
     refuse(
