@@ -44,6 +44,8 @@ export function frameworkAnswers(baseUrl: string): FrameworkAnswers {
   });
   const answer = (request: FastifyRequest, reply: FastifyReply, pick: (f: ErrorFormat) => ErrorAnswer) => {
     const format = formatOf(request);
+    // Set here too: the router's errors and the 503 while closing come before the root hook that sets it.
+    reply.header('x-request-id', request.id);
     return send(reply, format.render(pick(format), facts(request)));
   };
   const noRouteAnswer = (request: FastifyRequest, reply: FastifyReply) =>

@@ -141,6 +141,7 @@ describe.each(storageTargets)('framework errors on $name', (target) => {
       const a = await inject('GET', `${c.param}%E0%A4%A`, b ? { accept: HTML } : {});
       expect(a.status).toBe(400);
       expect(codeIn(c.format, a, b)).toBe('invalid_request');
+      expect(a.headers['x-request-id']).toBeTruthy();
     });
 
     it.skipIf(c.wildcard).each(clients)(
@@ -284,6 +285,7 @@ describe.each(storageTargets)('shutting down on $name', (target) => {
     expect(second.status).toBe(503);
     expect(second.headers['retry-after']).toBe('5');
     expect(second.headers.connection).toBe('close');
+    expect(second.headers['x-request-id']).toBeTruthy();
     expect(codeIn('problem', second)).toBe('shutting_down');
   });
 });
