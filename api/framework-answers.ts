@@ -31,8 +31,11 @@ export interface FrameworkAnswers {
   frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']>;
   /** For the Fastify constructor: a request Node's parser refused (an unknown method, a broken line). */
   clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']>;
-  /** First thing on a new instance: its route table, the 503 while closing, the root not-found and error handlers. */
-  install(app: FastifyInstance, isClosing: () => boolean): void;
+  /**
+   * First thing on a new instance: its route table, the 503 while closing, the root not-found and error
+   * handlers. Returns whether the instance is closing (set from its preClose hook on).
+   */
+  install(app: FastifyInstance): () => boolean;
 }
 
 export function frameworkAnswers(baseUrl: string): FrameworkAnswers {
@@ -66,11 +69,15 @@ export function frameworkAnswers(baseUrl: string): FrameworkAnswers {
       });
     },
     clientErrorHandler: unparsedRequestHandler(baseUrl),
-    install(app, isClosing) {
+    install(app) {
       collectRoutes(app);
+      let closing = false;
+      app.addHook('preClose', () => {
+        closing = true;
+      });
       // Fastify's own return503OnClosing answers in its JSON; this answers first, in the surface's format.
       app.addHook('onRequest', (request, reply, done) => {
-        if (isClosing()) answer(request, reply, shuttingDown);
+        if (closing) answer(request, reply, shuttingDown);
         else done();
       });
       app.setNotFoundHandler(noRouteAnswer);
@@ -87,6 +94,7 @@ export function frameworkAnswers(baseUrl: string): FrameworkAnswers {
           return mapped;
         }),
       );
+      return () => closing;
     },
   };
 }

@@ -135,8 +135,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     return503OnClosing: false,
   } satisfies FastifyServerOptions;
   const app = Fastify({ logger: opts.logger ?? loggerOptions(config), ...listenerOptions });
-  let closing = false;
-  answers.install(app, () => closing);
+  const isClosing = answers.install(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
@@ -272,9 +271,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       await backups.startSweeps();
     }
   });
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
   app.addHook('onClose', async () => {
     await manager?.close();
     await jobRunner.stop();
@@ -300,9 +296,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
 
   instrumentRequests(app, metrics);
-  await mountAll(
-    app,
-    mainSurfaces(services, () => closing),
-  );
+  await mountAll(app, mainSurfaces(services, isClosing));
   return app;
 }

@@ -28,7 +28,7 @@ export interface ManagerServerOptions {
     | 'return503OnClosing'
   >;
   /** Installs the route table, the answers while closing and the root not-found and error handlers. */
-  install(app: FastifyInstance, isClosing: () => boolean): void;
+  install(app: FastifyInstance): unknown;
   validateResponses: boolean;
   metrics: Metrics;
   /** What it serves, from the mount table (api/routes.ts): the office-manager surfaces under /api/v1. */
@@ -37,11 +37,7 @@ export interface ManagerServerOptions {
 
 export async function buildManagerServer(opts: ManagerServerOptions): Promise<FastifyInstance> {
   const app = Fastify({ ...opts.base, loggerInstance: opts.log });
-  let closing = false;
-  opts.install(app, () => closing);
-  app.addHook('preClose', () => {
-    closing = true;
-  });
+  opts.install(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
