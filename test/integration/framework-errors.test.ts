@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import {
+  freePort,
   type ListeningServer,
   startListeningServer,
   startTestServerOn,
@@ -287,5 +288,31 @@ describe.each(storageTargets)('shutting down on $name', (target) => {
     expect(second.headers.connection).toBe('close');
     expect(second.headers['x-request-id']).toBeTruthy();
     expect(codeIn('problem', second)).toBe('shutting_down');
+  });
+});
+
+describe.each(storageTargets)('framework errors on the manager listener on $name', (target) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServerOn(
+      target,
+      { COLONY_MANAGER_PORT: String(await freePort()) },
+      { runJobs: false },
+    );
+  });
+  afterAll(() => s.close());
+
+  it('answers 405 with Allow, 414 and unknown paths in problem+json there too', async () => {
+    const manager = s.app.managerServer;
+    if (!manager) throw new Error('no manager listener');
+    await manager.ready();
+    const trace = answerOf(await manager.inject({ method: 'TRACE', url: '/api/v1/offices/o1/tasks' }));
+    expect(trace.status).toBe(405);
+    expect(trace.headers.allow).toContain('GET');
+    expect(codeIn('problem', trace)).toBe('method_not_allowed');
+    const long = answerOf(await manager.inject({ url: `/api/v1/offices/${LONG}/tasks` }));
+    expect([long.status, codeIn('problem', long)]).toEqual([414, 'uri_too_long']);
+    const nope = answerOf(await manager.inject({ url: '/nope' }));
+    expect([nope.status, codeIn('problem', nope)]).toEqual([404, 'route_not_found']);
   });
 });
