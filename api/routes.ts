@@ -37,7 +37,12 @@ function apiBudget(s: AppServices) {
 
 /** /api/v1: a JSON API scope (problem+json, JSON bodies, the budget) holding `mounts`. */
 function apiV1(s: AppServices, mounts: Mount[]): Mount {
-  return mount(jsonApiScope, { baseUrl: s.config.baseUrl, rateLimit: apiBudget(s), mounts }, '/api/v1');
+  const { config, verifiers } = s;
+  return mount(
+    jsonApiScope,
+    { baseUrl: config.baseUrl, rateLimit: apiBudget(s), verifiers, mounts },
+    '/api/v1',
+  );
 }
 
 /** The office-manager API inside /api/v1: on PORT, or alone on COLONY_MANAGER_PORT. */

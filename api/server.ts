@@ -28,6 +28,7 @@ import { loadPriceList } from './domain/pricing/price-list.ts';
 import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
 import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
+import { frameworkAnswers } from './framework-answers.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { colonyResources, type ResourceServerSpec } from './identity/oauth/resources.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
@@ -120,6 +121,7 @@ const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metri
 
 export async function buildServer(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const now = opts.now ?? Date.now;
+  const answers = frameworkAnswers(config.baseUrl);
   const listenerOptions = {
     genReqId: requestIdFrom,
     childLoggerFactory: lazyChildLoggerFactory,
@@ -130,12 +132,13 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    frameworkErrors: answers.frameworkErrors,
+    clientErrorHandler: answers.clientErrorHandler,
+    // Requests that arrive while closing are answered by answers.install's hook, in the surface's format.
+    return503OnClosing: false,
   } satisfies FastifyServerOptions;
-  const app = Fastify({
-    logger: opts.logger ?? loggerOptions(config),
-    ...listenerOptions,
-    return503OnClosing: true,
-  });
+  const app = Fastify({ logger: opts.logger ?? loggerOptions(config), ...listenerOptions });
+  const isClosing = answers.install(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
@@ -259,13 +262,13 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       : await buildManagerServer({
           log: app.log.child({ listener: 'office-manager' }),
           base: listenerOptions,
+          install: answers.install,
           validateResponses: opts.validateResponses ?? false,
           metrics,
           mounts: managerSurfaces(services),
         });
   app.decorate('managerServer', manager);
 
-  let closing = false;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -278,9 +281,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       tokenRefresher.start();
       await backups.startSweeps();
     }
-  });
-  app.addHook('preClose', async () => {
-    closing = true;
   });
   app.addHook('onClose', async () => {
     await manager?.close();
@@ -313,9 +313,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
 
   instrumentRequests(app, metrics);
-  await mountAll(
-    app,
-    mainSurfaces(services, () => closing),
-  );
+  await mountAll(app, mainSurfaces(services, isClosing));
   return app;
 }

@@ -1,5 +1,5 @@
 // ACP on the checkout surface: API-Version negotiation, ACP bodies, snapshots and error objects; delegated
-// payment is refused. Everything else (operations, hooks, idempotency, fallbacks) is checkout-surface.ts.
+// payment is refused. Everything else (operations, hooks, idempotency) is checkout-surface.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckoutAdapter } from '../commerce/checkout-adapter.ts';
 import { messageFor } from '../shared/error-catalogue.ts';
@@ -34,7 +34,6 @@ export const acpAdapter: CheckoutAdapter<AcpVersion, AcpErrorCode, AcpError> = {
   routes: {
     sessions: '/checkout_sessions',
     update: 'POST',
-    unknown: ['/checkout_sessions/:id/*', '/agentic_commerce/*'],
     extra: delegatePayment,
   },
   negotiation: { hook: 'onRequest', negotiate: negotiateAcpVersion },

@@ -60,6 +60,12 @@ export const acpErrors = errorCatalogue(
       description: 'No ACP operation exists at this method and path.',
       message: 'No ACP operation {method} {path}.',
     },
+    method_not_allowed: {
+      status: 405,
+      description:
+        'The path exists but does not serve this method; the Allow header lists the methods it serves.',
+      message: '{path} does not serve {method}; it serves {allow}.',
+    },
     session_final: {
       status: 405,
       description: 'The session is completed, canceled or expired and can no longer change.',
@@ -74,6 +80,11 @@ export const acpErrors = errorCatalogue(
     payload_too_large: {
       status: 413,
       description: 'The body is larger than the configured limit.',
+    },
+    uri_too_long: {
+      status: 414,
+      description: 'A path segment is longer than the router accepts (100 characters).',
+      message: 'A path segment is longer than 100 characters.',
     },
     unsupported_media_type: {
       status: 415,
@@ -99,6 +110,11 @@ export const acpErrors = errorCatalogue(
     service_unavailable: {
       status: 503,
       description: 'A dependency (the database) is not reachable; retry later.',
+    },
+    shutting_down: {
+      status: 503,
+      description: 'The server is shutting down; retry after Retry-After seconds (another replica answers).',
+      message: 'The server is shutting down; retry after {seconds} seconds.',
     },
   },
   {

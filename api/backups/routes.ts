@@ -33,7 +33,7 @@ import {
 export async function backupsPlugin(fastify: FastifyInstance, opts: BackupsOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { config, storage, backups, jobRunner, now } = opts;
-  useJsonApi(fastify, { baseUrl: config.baseUrl, rateLimit: opts.rateLimit });
+  useJsonApi(fastify, { baseUrl: config.baseUrl, rateLimit: opts.rateLimit, verifiers: opts.verifiers });
   fastify.addHook('onRequest', backupsAuthHook({ baseUrl: config.baseUrl, verifiers: opts.verifiers }));
 
   app.get(

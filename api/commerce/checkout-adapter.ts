@@ -52,8 +52,6 @@ export interface CheckoutAdapter<V, C extends string, E extends CatalogueError<C
     /** The sessions collection; a session is `<sessions>/:id`, with `/complete` and `/cancel` below it. */
     sessions: string;
     update: 'POST' | 'PUT';
-    /** Wildcards answered route_not_found in the protocol's own format. */
-    unknown: readonly string[];
     /** Operations beyond the five (ACP's delegate_payment refusal). */
     extra?: (app: FastifyInstance) => void;
   };

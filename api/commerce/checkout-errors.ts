@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type CatalogueError, messageFor } from '../shared/error-catalogue.ts';
 import type { FinishedResponse } from '../shared/finished-response.ts';
-import { frameworkError, routeNotFound } from '../shared/framework-errors.ts';
+import { frameworkError } from '../shared/framework-errors.ts';
 import type { CheckoutAdapter, RefusalAnswer } from './checkout-adapter.ts';
 import { type Refusal, refusalDetails } from './checkout-refusals.ts';
 import { jsonResponse, sendFinished } from './send-response.ts';
@@ -22,7 +22,6 @@ export interface CheckoutErrors<V, E> {
   answer(answer: RefusalAnswer<string>, refusal: Refusal): E;
   /** Any error thrown in the surface as the adapter's error; unexpected ones are logged. */
   fromThrown(err: FastifyError, request: FastifyRequest): E;
-  routeNotFound(request: FastifyRequest): E;
   respond(err: E, request: FastifyRequest): FinishedResponse;
   send(request: FastifyRequest, reply: FastifyReply, err: E): FastifyReply;
 }
@@ -64,10 +63,6 @@ export function checkoutErrors<V, C extends string, E extends CatalogueError<C>>
       const mapped = frameworkError(catalogue, err);
       if (mapped.kind === 'internal_error') request.log.error({ err }, `unhandled error on ${label}`);
       return create(mapped.code, mapped.message, {});
-    },
-    routeNotFound(request) {
-      const { code, message } = routeNotFound(catalogue, request);
-      return create(code, message, {});
     },
     respond,
     send: (request, reply, err) => sendFinished(reply, respond(err, request)),

@@ -1,5 +1,6 @@
 // One checkout surface, driven by a protocol adapter: JSON bodies, the Request-Id echo, version negotiation,
-// the shared checkout rate limit, the five operations, unknown routes, and every error in the protocol's format.
+// the shared checkout rate limit, the five operations, and every error in the protocol's format. A method or
+// path it does not serve is answered by the server's not-found handler, in the same format (api/framework-answers.ts).
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { allowBrowsers } from '../shared/browser-access.ts';
 import { allowListed } from '../shared/cors-answer.ts';
@@ -7,10 +8,9 @@ import type { CatalogueError } from '../shared/error-catalogue.ts';
 import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
 import { echoedRequestId } from '../shared/request-id.ts';
 import type { CheckoutAdapter } from './checkout-adapter.ts';
-import { type CheckoutErrors, checkoutErrors } from './checkout-errors.ts';
+import { checkoutErrors } from './checkout-errors.ts';
 import { registerCheckoutOperations } from './checkout-operations.ts';
 import type { CommerceOptions } from './commerce-services.ts';
-import { registerFallbacks } from './route-fallbacks.ts';
 import { lenientJsonParser } from './send-response.ts';
 
 export function checkoutSurface<V, C extends string, E extends CatalogueError<C>>(
@@ -63,7 +63,6 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
     );
     if (negotiation.hook === 'preHandler') {
       app.addHook('preHandler', async (request, reply) => {
-        if (request.routeOptions.config.fallback) return;
         request.checkoutVariant = await negotiation.negotiate(request, reply);
       });
     }
@@ -73,23 +72,5 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
     );
     registerCheckoutOperations(app, adapter, errors, opts);
     adapter.routes.extra?.(app);
-    registerUnknownRoutes(app, adapter, errors);
   };
-}
-
-// The not-found handler belongs to the whole server, so unknown paths and methods get routes of their own.
-function registerUnknownRoutes<V, C extends string, E extends CatalogueError<C>>(
-  app: FastifyInstance,
-  adapter: CheckoutAdapter<V, C, E>,
-  errors: CheckoutErrors<V, E>,
-): void {
-  const unknown = async (request: Parameters<CheckoutErrors<V, E>['routeNotFound']>[0]) => {
-    throw errors.routeNotFound(request);
-  };
-  const { sessions, update } = adapter.routes;
-  registerFallbacks(app, sessions, ['POST'], unknown);
-  registerFallbacks(app, `${sessions}/:id`, ['GET', update], unknown);
-  registerFallbacks(app, `${sessions}/:id/complete`, ['POST'], unknown);
-  registerFallbacks(app, `${sessions}/:id/cancel`, ['POST'], unknown);
-  for (const path of adapter.routes.unknown) registerFallbacks(app, path, [], unknown);
 }

@@ -109,6 +109,11 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
+    // A token that is sent but bad is refused before the body is read; whether one is needed at all
+    // depends on the tools the body calls, which admit() decides once it is parsed.
+    onRequest: async (request) => {
+      await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
+    },
     handler: async (request, reply) => {
       const principal = await admit(request);
       const token = request.headers.authorization?.replace(/^Bearer +/i, '') ?? '';

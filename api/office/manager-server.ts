@@ -16,8 +16,19 @@ declare module 'fastify' {
 
 export interface ManagerServerOptions {
   log: FastifyBaseLogger;
-  /** The main server's options that apply to any listener (ids, proxies, body limit). */
-  base: Pick<FastifyServerOptions, 'genReqId' | 'logController' | 'trustProxy' | 'bodyLimit'>;
+  /** The main server's options that apply to any listener (ids, proxies, body limit, framework errors). */
+  base: Pick<
+    FastifyServerOptions,
+    | 'genReqId'
+    | 'logController'
+    | 'trustProxy'
+    | 'bodyLimit'
+    | 'frameworkErrors'
+    | 'clientErrorHandler'
+    | 'return503OnClosing'
+  >;
+  /** Installs the route table, the answers while closing and the root not-found and error handlers. */
+  install(app: FastifyInstance): unknown;
   validateResponses: boolean;
   metrics: Metrics;
   /** What it serves, from the mount table (api/routes.ts): the office-manager surfaces under /api/v1. */
@@ -25,7 +36,8 @@ export interface ManagerServerOptions {
 }
 
 export async function buildManagerServer(opts: ManagerServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ ...opts.base, loggerInstance: opts.log, return503OnClosing: true });
+  const app = Fastify({ ...opts.base, loggerInstance: opts.log });
+  opts.install(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),

@@ -12,6 +12,19 @@ import { ProblemError } from './problem.ts';
 
 type ChallengeError = Parameters<typeof bearerChallenge>[1];
 
+// A protected route authenticates in onRequest (authenticate-first.ts) and its handler asks again for the
+// principal: the token is verified once per request.
+type Verification = ReturnType<typeof verifyToken>;
+const verifications = new WeakMap<FastifyRequest, { token: string; result: Verification }>();
+
+function verifyOnce(request: FastifyRequest, verifiers: readonly CredentialVerifier[], token: string) {
+  const known = verifications.get(request);
+  if (known?.token === token) return known.result;
+  const result = verifyToken(verifiers, token);
+  verifications.set(request, { token, result });
+  return result;
+}
+
 function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadataUrl?: string): never {
   throw new ProblemError('unauthorized', detail, {
     headers: { 'www-authenticate': bearerChallenge(baseUrl, error, metadataUrl) },
@@ -42,7 +55,7 @@ export async function optionalPrincipal(
   if (bearer.kind === 'none') return null;
   if (bearer.kind === 'malformed')
     refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
-  const verified = await verifyToken(verifiers, bearer.token);
+  const verified = await verifyOnce(request, verifiers, bearer.token);
   if (!verified) {
     const description = 'the token is invalid, expired or revoked';
     refuse(

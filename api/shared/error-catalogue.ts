@@ -19,7 +19,10 @@ export const frameworkErrorKinds = [
   'payload_too_large',
   'unsupported_media_type',
   'route_not_found',
+  'method_not_allowed',
+  'uri_too_long',
   'internal_error',
+  'shutting_down',
 ] as const;
 export type FrameworkErrorKind = (typeof frameworkErrorKinds)[number];
 

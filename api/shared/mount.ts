@@ -1,6 +1,8 @@
 // Rows of a mount table (api/routes.ts): a surface plugin, its prefix and the services it is given,
 // and the JSON API scope that several surfaces share (problem+json, JSON bodies, request budget).
 import type { FastifyInstance, FastifyPluginAsync, onRequestHookHandler } from 'fastify';
+import { authenticateFirst } from './authenticate-first.ts';
+import type { CredentialVerifier } from './identity.ts';
 import { installProblemHandlers } from './problem-handlers.ts';
 
 /** One row: registering it mounts one encapsulated plugin on the instance it is given. */
@@ -31,16 +33,20 @@ export interface JsonApiOptions {
   baseUrl: string;
   /** The request budget, charged before anything else runs in the scope. */
   rateLimit: onRequestHookHandler;
+  /** Who may call the protected routes: they authenticate right after the budget, before validation. */
+  verifiers: readonly CredentialVerifier[];
 }
 
 /**
  * Makes `scope` a JSON API (/api/v1, /api/snapshots): every error and unknown route as problem+json,
- * bodies in JSON only (anything else is a 415 rather than a confusing validation error), one budget.
+ * bodies in JSON only (anything else is a 415 rather than a confusing validation error), one budget,
+ * and authentication of protected routes before validation.
  */
 export function useJsonApi(scope: FastifyInstance, opts: JsonApiOptions): void {
   installProblemHandlers(scope, opts.baseUrl);
   scope.removeContentTypeParser('text/plain');
   scope.addHook('onRequest', opts.rateLimit);
+  scope.addHook('onRoute', authenticateFirst({ baseUrl: opts.baseUrl, verifiers: opts.verifiers }));
 }
 
 /** A JSON API scope holding other surfaces: /api/v1 on either listener. */

@@ -7,6 +7,12 @@ import type { FastifyInstance } from 'fastify';
 const PAGE_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
+/** What a page answered outside any page plugin's scope (an error page) sets itself. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': PAGE_CSP,
+  'x-frame-options': 'DENY',
+};
+
 /**
  * Adds the page headers to every text/html answer of `app` that has not set its own policy. Each plugin
  * that renders pages calls it for its own scope, so the JSON surfaces carry no extra onSend hook.
@@ -16,7 +22,7 @@ export function securePages(app: FastifyInstance): void {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('text/html')) {
       if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PAGE_CSP);
-      reply.header('x-frame-options', 'DENY');
+      reply.header('x-frame-options', PAGE_HEADERS['x-frame-options']);
     }
     done(null, payload);
   });

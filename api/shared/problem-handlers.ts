@@ -1,6 +1,6 @@
-// Renders every error and unknown route in a scope as RFC 9457 application/problem+json.
+// Renders every error and unknown route (404, or 405 with Allow) in a scope as RFC 9457 application/problem+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { frameworkError, pathOf, routeNotFound } from './framework-errors.ts';
+import { frameworkError, noRoute, pathOf } from './framework-errors.ts';
 import {
   buildProblem,
   type ProblemCode,
@@ -8,6 +8,7 @@ import {
   type ProblemExtras,
   problemErrors,
 } from './problem.ts';
+import { servedMethods } from './route-table.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -33,6 +34,10 @@ export function sendProblem(
 }
 
 export function installProblemHandlers(scope: FastifyInstance, baseUrl: string): void {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const { code, message, headers } = noRoute(problemErrors, request, servedMethods(request));
+    return sendProblem(reply, request, baseUrl, code, message, { headers });
+  };
   scope.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ProblemError) {
       return sendProblem(reply, request, baseUrl, err.code, err.detail, {
@@ -43,10 +48,9 @@ export function installProblemHandlers(scope: FastifyInstance, baseUrl: string):
     }
     const { kind, code, message, fields } = frameworkError(problemErrors, err);
     if (kind === 'internal_error') request.log.error({ err }, 'unhandled error');
+    // Nothing serves the request, so what its body was like does not matter (a QUERY without a type).
+    else if (request.is404) return notFound(request, reply);
     return sendProblem(reply, request, baseUrl, code, message, fields ? { errors: fields } : {});
   });
-  scope.setNotFoundHandler((request, reply) => {
-    const { code, message } = routeNotFound(problemErrors, request);
-    return sendProblem(reply, request, baseUrl, code, message);
-  });
+  scope.setNotFoundHandler(notFound);
 }

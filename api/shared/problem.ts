@@ -42,6 +42,19 @@ export const problemErrors = errorCatalogue(
       description: 'No operation exists at this method and path. GET /api/v1 lists every resource.',
       message: 'No operation {method} {path}. GET /api/v1 lists the resources.',
     },
+    method_not_allowed: {
+      status: 405,
+      title: 'Method not allowed',
+      description:
+        'The path exists but does not serve this method; the Allow header lists the methods it serves.',
+      message: '{path} does not serve {method}; it serves {allow}.',
+    },
+    uri_too_long: {
+      status: 414,
+      title: 'URI too long',
+      description: 'A path segment is longer than the router accepts (100 characters).',
+      message: 'A path segment is longer than 100 characters.',
+    },
     unauthorized: {
       status: 401,
       title: 'Authentication required',
@@ -108,6 +121,13 @@ export const problemErrors = errorCatalogue(
       status: 503,
       title: 'Service unavailable',
       description: 'A dependency needed for this operation is not reachable.',
+    },
+    shutting_down: {
+      status: 503,
+      title: 'Shutting down',
+      description:
+        'This server is shutting down and takes no new requests; retry after Retry-After seconds (another replica answers).',
+      message: 'The server is shutting down; retry after {seconds} seconds.',
     },
     invalid_signature: {
       status: 400,

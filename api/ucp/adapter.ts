@@ -17,7 +17,7 @@ export interface UcpAdapterOptions {
 export function ucpAdapter(opts: UcpAdapterOptions): CheckoutAdapter<Negotiated, UcpErrorCode, UcpError> {
   return {
     protocol: 'ucp',
-    routes: { sessions: '/checkout-sessions', update: 'PUT', unknown: ['/*'] },
+    routes: { sessions: '/checkout-sessions', update: 'PUT' },
     // After the rate limit, so a refused request never fetches a profile.
     negotiation: {
       hook: 'preHandler',

@@ -42,6 +42,13 @@ export const ucpErrors = errorCatalogue(
       description: 'No UCP operation exists at this method and path.',
       message: 'No UCP operation {method} {path}.',
     },
+    method_not_allowed: {
+      status: 405,
+      severity: 'unrecoverable',
+      description:
+        'The path exists but does not serve this method; the Allow header lists the methods it serves.',
+      message: '{path} does not serve {method}; it serves {allow}.',
+    },
     checkout_not_modifiable: {
       status: 409,
       severity: 'unrecoverable',
@@ -66,6 +73,12 @@ export const ucpErrors = errorCatalogue(
       status: 413,
       severity: 'recoverable',
       description: 'The body is larger than the configured limit.',
+    },
+    uri_too_long: {
+      status: 414,
+      severity: 'unrecoverable',
+      description: 'A path segment is longer than the router accepts (100 characters).',
+      message: 'A path segment is longer than 100 characters.',
     },
     unsupported_media_type: {
       status: 415,
@@ -101,6 +114,12 @@ export const ucpErrors = errorCatalogue(
       description: 'An unexpected error; the Request-Id names it in the server logs.',
       message: 'An unexpected error occurred.',
       expose: false,
+    },
+    shutting_down: {
+      status: 503,
+      severity: 'recoverable',
+      description: 'The server is shutting down; retry after Retry-After seconds (another replica answers).',
+      message: 'The server is shutting down; retry after {seconds} seconds.',
     },
     capabilities_incompatible: {
       status: 200,

@@ -257,8 +257,12 @@ describe('ACP refusals', () => {
 
   it('answers unknown paths and methods with ACP errors, and delegated payment with a clear refusal', async () => {
     const del = await acp(s.app, 'DELETE', '/checkout_sessions/cs_x');
-    expect(del.statusCode).toBe(404);
-    expect(del.json().code).toBe('route_not_found');
+    expect(del.statusCode).toBe(405);
+    expect(del.headers.allow).toBe('GET, HEAD, POST');
+    expect(del.json()).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' });
+    const unknown = await acp(s.app, 'GET', '/checkout_sessions/cs_x/refund');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('route_not_found');
     const delegate = await acp(s.app, 'POST', '/agentic_commerce/delegate_payment', { payment_method: {} });
     expect(delegate.statusCode).toBe(400);
     expect(delegate.json().code).toBe('delegated_payment_unsupported');

@@ -177,9 +177,11 @@ describe('GET /api/v1/skills', () => {
 });
 
 describe('problem+json everywhere under /api/v1', () => {
-  it('answers unknown routes and methods with 404 problem+json', async () => {
+  it('answers unknown routes with 404 and methods a path does not serve with 405 and Allow', async () => {
     expectProblem(await get('/api/v1/nothing-here'), 404, 'route_not_found');
-    expectProblem(await s.app.inject({ method: 'DELETE', url: '/api/v1/pricing' }), 404, 'route_not_found');
+    const del = await s.app.inject({ method: 'DELETE', url: '/api/v1/pricing' });
+    expectProblem(del, 405, 'method_not_allowed');
+    expect(del.headers.allow).toBe('GET, HEAD');
   });
 
   it('answers a body that is not JSON with 400 malformed_body', async () => {

@@ -249,8 +249,13 @@ describe('UCP refusals', () => {
   it('answers unknown sessions and routes, and idempotency conflicts, as UCP errors', async () => {
     expect((await ucp('GET', '/checkout-sessions/ucs_missing')).statusCode).toBe(404);
     const route = await ucp('DELETE', '/checkout-sessions/ucs_x');
-    expect(route.statusCode).toBe(404);
-    expect(route.json().messages[0].code).toBe('route_not_found');
+    expect(route.statusCode).toBe(405);
+    expect(route.headers.allow).toBe('GET, HEAD, PUT');
+    expect(route.json().messages[0].code).toBe('method_not_allowed');
+    expectValidError(route.json());
+    const unknown = await ucp('GET', '/orders/ucs_x');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().messages[0].code).toBe('route_not_found');
     await ucp('POST', '/checkout-sessions', { line_items: [planLine()] }, { 'idempotency-key': 'u-1' });
     const replay = await ucp(
       'POST',

@@ -8,7 +8,7 @@ import {
   fillTemplate,
   messageFor,
 } from '../../../api/shared/error-catalogue.ts';
-import { frameworkError, routeNotFound } from '../../../api/shared/framework-errors.ts';
+import { allowHeader, frameworkError, noRoute } from '../../../api/shared/framework-errors.ts';
 import { problemErrors } from '../../../api/shared/problem.ts';
 import { ucpErrors } from '../../../api/ucp/errors.ts';
 
@@ -30,7 +30,10 @@ describe('errorCatalogue', () => {
         payload_too_large: { status: 413, description: 'd' },
         unsupported_media_type: { status: 415, description: 'd' },
         route_not_found: { status: 404, description: 'd', message: 'No {method} {path}.' },
+        method_not_allowed: { status: 405, description: 'd', message: '{path}: {allow}.' },
+        uri_too_long: { status: 414, description: 'd', message: 'Too long.' },
         internal_error: { status: 500, description: 'd', message: 'Oops.', expose: false },
+        shutting_down: { status: 503, description: 'd', message: 'Retry in {seconds}s.' },
       },
       { framework: { malformed_body: 'bad_json' } },
     );
@@ -71,6 +74,12 @@ describe('frameworkError', () => {
       'unsupported_media_type',
     ],
     ['JSON that does not parse', { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }, 'invalid_json'],
+    [
+      'a path that is not percent-encoded UTF-8',
+      { statusCode: 400, code: 'FST_ERR_BAD_URL' },
+      'invalid_request',
+    ],
+    ['a path segment over the limit', { statusCode: 414, code: 'FST_ERR_MAX_PARAM_LENGTH' }, 'uri_too_long'],
     ['anything else', {}, 'processing_error'],
   ])('maps %s onto the ACP catalogue', (_name, props, code) => {
     expect(frameworkError(acpErrors, fastifyError(props)).code).toBe(code);
@@ -98,12 +107,32 @@ describe('frameworkError', () => {
   });
 });
 
-describe('routeNotFound', () => {
+describe('noRoute', () => {
   it("names the method and path without the query, in each catalogue's words", () => {
     const request = { method: 'DELETE', url: '/checkout_sessions?x=1' } as FastifyRequest;
-    expect(routeNotFound(acpErrors, request).message).toBe('No ACP operation DELETE /checkout_sessions.');
-    expect(routeNotFound(problemErrors, request).message).toBe(
+    expect(noRoute(acpErrors, request).message).toBe('No ACP operation DELETE /checkout_sessions.');
+    expect(noRoute(problemErrors, request).message).toBe(
       'No operation DELETE /checkout_sessions. GET /api/v1 lists the resources.',
     );
+  });
+
+  it('answers 405 with Allow when the path serves other methods', () => {
+    const request = { method: 'TRACE', url: '/ucp/v1/checkout-sessions/x' } as FastifyRequest;
+    expect(noRoute(ucpErrors, request, ['PUT', 'GET'])).toEqual({
+      code: 'method_not_allowed',
+      message: '/ucp/v1/checkout-sessions/x does not serve TRACE; it serves GET, HEAD, PUT.',
+      headers: { allow: 'GET, HEAD, PUT' },
+    });
+  });
+
+  it('answers 404 when the path serves the method itself (a handler that found nothing)', () => {
+    const head = { method: 'HEAD', url: '/docs/nope' } as FastifyRequest;
+    expect(noRoute(problemErrors, head, ['GET']).code).toBe('route_not_found');
+  });
+});
+
+describe('allowHeader', () => {
+  it('lists methods in a stable order, HEAD beside GET, unknown ones last', () => {
+    expect(allowHeader(['DELETE', 'PROPFIND', 'POST', 'GET'])).toBe('GET, HEAD, POST, DELETE, PROPFIND');
   });
 });
