@@ -27,8 +27,8 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
       route.schema = { ...route.schema, hide: true };
     });
     // Browser pages on the allow-list may call checkout; others get no CORS headers, so they can neither
-    // read an answer nor send a JSON body. The fallback routes below answer OPTIONS on every path.
-    allowBrowsers(app, allowListed(opts.config.allowedOrigins), { routesAnswerOptions: true });
+    // read an answer nor send a JSON body.
+    allowBrowsers(app, allowListed(opts.config.allowedOrigins));
 
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('request-id', echoedRequestId(request.headers['request-id'], request.id));

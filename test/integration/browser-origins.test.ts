@@ -205,8 +205,8 @@ describe.each(storageTargets)('browsers and origins on $name', (target) => {
     const pre = await preflight(inject, '/checkout_sessions', s.baseUrl);
     expect(pre.statusCode).toBe(204);
     expectCors(pre, s.baseUrl);
+    // The OPTIONS route still answers, but without CORS headers the browser refuses the call.
     const foreign = await preflight(inject, '/checkout_sessions', RANDOM_ORIGIN);
-    expect(foreign.statusCode).not.toBe(204);
     expectCors(foreign, undefined);
   });
 });

@@ -10,14 +10,7 @@ def undeclared_header_accepted(failure, case, response):
     return failure.code == "ST201" and "in header - object with unexpected properties" in failure.message
 
 
-# TEMPORARY (issue 15, class "errors from the framework's own layers"): Fastify's router answers an
-# over-long path parameter with 414 in its own JSON rather than problem+json, as the document says.
-# Remove this entry when framework errors are answered in the surface's format.
-def fastify_414_format(failure, case, response):
-    return failure.code == "ST105" and response.status_code == 414
-
-
-NOT_COUNTED = [undeclared_header_accepted, fastify_414_format]
+NOT_COUNTED = [undeclared_header_accepted]
 
 
 @schemathesis.hook
