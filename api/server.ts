@@ -35,8 +35,10 @@ import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { installInputGuards, slowClientOptions } from './shared/input-guards.ts';
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
+import { rootErrorHandler } from './shared/problem-handlers.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
@@ -53,6 +55,8 @@ export interface BuildOptions {
   runJobs?: boolean;
   now?: () => number;
   logger?: FastifyServerOptions['logger'];
+  /** Install the input guards (api/shared/input-guards.ts); only the bench turns them off, to price them. */
+  inputGuards?: boolean;
 }
 
 // Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
@@ -127,6 +131,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    ...slowClientOptions(config.requestTimeoutMs),
   } satisfies FastifyServerOptions;
   const app = Fastify({
     logger: opts.logger ?? loggerOptions(config),
@@ -250,6 +255,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
           log: app.log.child({ listener: 'office-manager' }),
           base: listenerOptions,
           validateResponses: opts.validateResponses ?? false,
+          inputGuards: opts.inputGuards !== false,
           metrics,
           mounts: managerSurfaces(services),
         });
@@ -260,6 +266,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id);
     done();
   });
+  if (opts.inputGuards !== false) installInputGuards(app);
+  app.setErrorHandler(rootErrorHandler(config.baseUrl));
   app.addHook('onReady', async () => {
     if (opts.runJobs !== false) {
       jobRunner.start();

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import Fastify from 'fastify';
 import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import { type Metrics, observeRequests } from '../observability/metrics.ts';
+import { installInputGuards, type slowClientOptions } from '../shared/input-guards.ts';
 import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
 
@@ -17,8 +18,11 @@ declare module 'fastify' {
 export interface ManagerServerOptions {
   log: FastifyBaseLogger;
   /** The main server's options that apply to any listener (ids, proxies, body limit). */
-  base: Pick<FastifyServerOptions, 'genReqId' | 'logController' | 'trustProxy' | 'bodyLimit'>;
+  base: Pick<FastifyServerOptions, 'genReqId' | 'logController' | 'trustProxy' | 'bodyLimit'> &
+    ReturnType<typeof slowClientOptions>;
   validateResponses: boolean;
+  /** Install the input guards (api/shared/input-guards.ts), as the main listener does. */
+  inputGuards: boolean;
   metrics: Metrics;
   /** What it serves, from the mount table (api/routes.ts): the office-manager surfaces under /api/v1. */
   mounts: readonly Mount[];
@@ -34,6 +38,7 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
     reply.header('x-request-id', request.id);
     done();
   });
+  if (opts.inputGuards) installInputGuards(app);
   observeRequests(app, opts.metrics);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   await mountAll(app, opts.mounts);

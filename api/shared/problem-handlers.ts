@@ -1,6 +1,7 @@
 // Renders every error and unknown route in a scope as RFC 9457 application/problem+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { frameworkError, pathOf, routeNotFound } from './framework-errors.ts';
+import { InputRefusedError } from './input-guards.ts';
 import {
   buildProblem,
   type ProblemCode,
@@ -32,8 +33,9 @@ export function sendProblem(
     .send(body);
 }
 
-export function installProblemHandlers(scope: FastifyInstance, baseUrl: string): void {
-  scope.setErrorHandler((err: FastifyError, request, reply) => {
+/** Any error as problem+json; an unexpected one is logged and answered without its own message. */
+export function problemErrorHandler(baseUrl: string) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ProblemError) {
       return sendProblem(reply, request, baseUrl, err.code, err.detail, {
         ...(err.errors ? { errors: err.errors } : {}),
@@ -44,9 +46,27 @@ export function installProblemHandlers(scope: FastifyInstance, baseUrl: string):
     const { kind, code, message, fields } = frameworkError(problemErrors, err);
     if (kind === 'internal_error') request.log.error({ err }, 'unhandled error');
     return sendProblem(reply, request, baseUrl, code, message, fields ? { errors: fields } : {});
-  });
+  };
+}
+
+export function installProblemHandlers(scope: FastifyInstance, baseUrl: string): void {
+  scope.setErrorHandler(problemErrorHandler(baseUrl));
   scope.setNotFoundHandler((request, reply) => {
     const { code, message } = routeNotFound(problemErrors, request);
     return sendProblem(reply, request, baseUrl, code, message);
   });
+}
+
+/**
+ * The error handler of the server's root, for the routes no surface handler covers (pages, documents):
+ * a server failure answers problem+json with a generic message (never a database's own text), and so
+ * does a refused input (input-guards.ts); anything else keeps Fastify's own answer.
+ */
+export function rootErrorHandler(baseUrl: string) {
+  const problem = problemErrorHandler(baseUrl);
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if ((err.statusCode ?? 500) >= 500 || err instanceof InputRefusedError)
+      return problem(err, request, reply);
+    return reply.send(err);
+  };
 }
