@@ -35,7 +35,7 @@ import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
-import { installInputGuards, slowClientOptions } from './shared/input-guards.ts';
+import { installInputGuards, refuseHostileRequest, slowClientOptions } from './shared/input-guards.ts';
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
 import { rootErrorHandler } from './shared/problem-handlers.ts';
@@ -262,11 +262,14 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   app.decorate('managerServer', manager);
 
   let closing = false;
+  const guarded = opts.inputGuards !== false;
+  if (guarded) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    // The request guards share this first hook rather than add a step to every request.
+    if (guarded) refuseHostileRequest(request, reply, done);
+    else done();
   });
-  if (opts.inputGuards !== false) installInputGuards(app);
   app.setErrorHandler(rootErrorHandler(config.baseUrl));
   app.addHook('onReady', async () => {
     if (opts.runJobs !== false) {

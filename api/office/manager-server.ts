@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import Fastify from 'fastify';
 import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import { type Metrics, observeRequests } from '../observability/metrics.ts';
-import { installInputGuards, type slowClientOptions } from '../shared/input-guards.ts';
+import { installInputGuards, refuseHostileRequest, type slowClientOptions } from '../shared/input-guards.ts';
 import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
 
@@ -34,11 +34,12 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
   );
+  if (opts.inputGuards) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    if (opts.inputGuards) refuseHostileRequest(request, reply, done);
+    else done();
   });
-  if (opts.inputGuards) installInputGuards(app);
   observeRequests(app, opts.metrics);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   await mountAll(app, opts.mounts);

@@ -2,7 +2,13 @@
 // header fields, U+0000 in its path, query or body, or a body nested too deep is refused here, once for
 // all routes. Refusals are validation errors, so each surface's error handler answers its own 400.
 import type { ServerOptions } from 'node:http';
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  preValidationHookHandler,
+} from 'fastify';
 import { type InputFault, inspectBody, MAX_HEADER_COUNT, nulInUrl } from './input-limits.ts';
 
 /** A request refused by the guards; framework-errors.ts maps it like any failed validation. */
@@ -35,19 +41,30 @@ const refuseBadBody: preValidationHookHandler = (request, _reply, done) => {
   done(fault ? new InputRefusedError(fault) : undefined);
 };
 
-/** Installs the guards on a listener's root instance; call it before any surface is registered. */
+/**
+ * The per-request guard: too many header fields (431) or U+0000 in the URL (the surface's 400). It is
+ * meant to run inside the listener's first onRequest hook, so the read path gains no hook step.
+ */
+export function refuseHostileRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  if (request.raw.rawHeaders.length > 2 * MAX_HEADER_COUNT) {
+    reply.code(431).header('connection', 'close').type('application/json').send(TOO_MANY_HEADERS);
+    return;
+  }
+  const fault = nulInUrl(request.url);
+  done(fault ? new InputRefusedError(fault) : undefined);
+}
+
+/**
+ * Installs the rest of the guards on a listener's root instance, before any surface is registered: the
+ * header-count limit, and the body step on every route that can take a body (GET routes pay nothing).
+ */
 export function installInputGuards(app: FastifyInstance): void {
   // Node stops parsing after this many fields, so a flood costs nothing and an excess is still visible.
   app.server.maxHeadersCount = MAX_HEADER_COUNT + 1;
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.raw.rawHeaders.length > 2 * MAX_HEADER_COUNT) {
-      reply.code(431).header('connection', 'close').type('application/json').send(TOO_MANY_HEADERS);
-      return;
-    }
-    const fault = nulInUrl(request.url);
-    done(fault ? new InputRefusedError(fault) : undefined);
-  });
-  // Only routes that can take a body get the body step, so the read path pays nothing for it.
   app.addHook('onRoute', (route) => {
     if ([route.method].flat().every((m) => BODYLESS.has(m))) return;
     route.preValidation = [refuseBadBody, ...[route.preValidation ?? []].flat()];
