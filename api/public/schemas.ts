@@ -116,6 +116,7 @@ export const skillsPageSchema = z
 const intParam = (min: number, max: number) =>
   z
     .string()
+    .max(String(max).length)
     .regex(/^\d+$/, 'must be a non-negative integer')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
@@ -157,7 +158,7 @@ export const catalogSchema = z
 export const jobCreateBody = z
   .strictObject({
     type: z.enum(jobTypeNames).describe('What the job does; see the job types in docs/api.md'),
-    input: z.record(z.string(), z.unknown()).optional().describe('Type-specific input'),
+    input: z.record(z.string().max(128), z.unknown()).optional().describe('Type-specific input'),
   })
   .meta({ id: 'JobRequest' });
 
@@ -205,7 +206,7 @@ export const batchBody = z
             .startsWith('/api/v1', 'must be a path under /api/v1')
             .max(2048)
             .refine((p) => !p.includes('..') && !p.includes('#') && !/\s/.test(p), 'must be a plain path'),
-          headers: z.record(z.string(), z.string()).optional(),
+          headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
         }),
       )
       .min(1)

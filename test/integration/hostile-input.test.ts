@@ -167,6 +167,40 @@ describe.each(storageTargets)('hostile input on $name', (target) => {
     });
   });
 
+  describe('over-long values', () => {
+    const long = 'a'.repeat(5_000);
+    // Over each id's own length, under Fastify's path parameter limit (longer ones answer 414).
+    const id = 'a'.repeat(90);
+    it.each([
+      ['a snapshot id', 400, `/api/snapshots/snap_${id}`],
+      ['an office member id', 400, `/api/v1/offices/acme/members/acct_${id}`],
+      ['a job id', 400, `/api/v1/jobs/job_${id}`],
+      ['an ACP session id', 404, `/checkout_sessions/cs_${id}`],
+      ['a checkout page id', 404, `/checkout/cs_${id}`],
+      ['a page size', 400, `/api/v1/skills?limit=${'0'.repeat(50)}1`],
+    ])('in %s answers %i, never 5xx', async (_name, status, url) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
+      const res = await s.app.inject({ method: url.includes('/members/') ? 'DELETE' : 'GET', url, headers });
+      expect(res.statusCode).toBe(status);
+    });
+
+    it('in body fields are refused with the field named', async () => {
+      const key = await json(
+        'POST',
+        '/api/v1/jobs',
+        JSON.stringify({ type: 'skills.reindex', input: { [long]: 1 } }),
+      );
+      expect(key.statusCode).toBe(400);
+      const buyer = await json(
+        'POST',
+        '/checkout_sessions',
+        JSON.stringify({ line_items: [{ item: { id: 'plan_pro_monthly' } }], buyer: { first_name: long } }),
+      );
+      expect(buyer.statusCode).toBe(400);
+      expect(buyer.json()).toMatchObject({ code: 'invalid_request', param: '$.buyer.first_name' });
+    });
+  });
+
   describe(`bodies nested deeper than ${MAX_BODY_DEPTH}`, () => {
     const deep = deepJson(5_000);
 
@@ -237,5 +271,68 @@ describe('the root error handler', () => {
     expect(teapot.statusCode).toBe(418);
     expect(teapot.json().message).toBe('short and stout');
     await app.close();
+  });
+});
+
+type Schema = Record<string, unknown> & { $ref?: string };
+interface OpenApiDoc {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+}
+type Pending = [Schema | undefined, string];
+
+/** The schemas of every parameter and request body, each with where it is. */
+function requestSchemas(doc: OpenApiDoc): Pending[] {
+  const found: Pending[] = [];
+  for (const [path, ops] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(ops)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      for (const p of (op.parameters ?? []) as Schema[])
+        found.push([p.schema as Schema, `${where} ${p.in}.${p.name}`]);
+      const content = ((op.requestBody as Schema | undefined)?.content ?? {}) as Record<string, Schema>;
+      for (const c of Object.values(content)) found.push([c.schema as Schema, `${where} body`]);
+    }
+  return found;
+}
+
+/** The schemas inside one: alternatives, properties, items, and a record's values and keys. */
+function childrenOf(s: Schema, where: string): Pending[] {
+  const alternatives = ['anyOf', 'oneOf', 'allOf'].flatMap((k) => (s[k] ?? []) as Schema[]);
+  const children: Pending[] = alternatives.map((sub) => [sub, where]);
+  for (const [k, v] of Object.entries((s.properties ?? {}) as Record<string, Schema>))
+    children.push([v, `${where}.${k}`]);
+  if (s.items) children.push([s.items as Schema, `${where}[]`]);
+  if (typeof s.additionalProperties === 'object') {
+    children.push([s.additionalProperties as Schema, `${where}.*`]);
+    children.push([(s.propertyNames as Schema | undefined) ?? { type: 'string' }, `${where} (keys)`]);
+  }
+  return children;
+}
+
+/** Every string a request may carry (path, query, header, body, record keys) without a maxLength. */
+function unboundedStrings(doc: OpenApiDoc): string[] {
+  const found: string[] = [];
+  const pending = requestSchemas(doc);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [raw, where] = next;
+    if (!raw) continue;
+    const s = raw.$ref ? (doc.components.schemas[raw.$ref.split('/').pop() ?? ''] ?? raw) : raw;
+    if (s.type === 'string' && s.maxLength === undefined && !s.enum && s.const === undefined)
+      found.push(where);
+    pending.push(...childrenOf(s, where));
+  }
+  return found;
+}
+
+describe('/openapi.json', () => {
+  it('gives every string a request can carry a maxLength', async () => {
+    const s = await startTestServerOn(storageTargets[0] as (typeof storageTargets)[number]);
+    try {
+      const doc = (await s.app.inject({ url: '/openapi.json' })).json() as OpenApiDoc;
+      // The Connect page is a browser route whose id only ever selects a registry entry.
+      expect(unboundedStrings(doc).filter((w) => !w.startsWith('GET /connect/'))).toEqual([]);
+    } finally {
+      await s.close();
+    }
   });
 });
