@@ -154,6 +154,7 @@ export const envSchema = z.object({
   COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
   COLONY_JOB_POLL_MS: positiveInt.default(500),
   COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  COLONY_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
   COLONY_IN_CLUSTER: booleanish.default(false),
   COLONY_RUN_CONTROLLER: booleanish.default(true),
@@ -279,6 +280,8 @@ export interface Config {
   integrationsDir: string;
   jobPollMs: number;
   bodyLimitBytes: number;
+  /** How long a client may take to send a whole request (headers and body); 0 never times out. */
+  requestTimeoutMs: number;
   shutdownGraceMs: number;
   commerce: {
     /** Requests per window per client address, ACP and UCP together. */
@@ -384,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationsDir: e.COLONY_INTEGRATIONS_DIR ?? new URL('../integrations', import.meta.url).pathname,
     jobPollMs: e.COLONY_JOB_POLL_MS,
     bodyLimitBytes: e.COLONY_BODY_LIMIT_BYTES,
+    requestTimeoutMs: e.COLONY_REQUEST_TIMEOUT_SECONDS * 1000,
     shutdownGraceMs: e.COLONY_SHUTDOWN_GRACE_MS,
     commerce: {
       checkoutPerWindow: e.COLONY_CHECKOUT_RATE_LIMIT,

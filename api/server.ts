@@ -39,6 +39,7 @@ import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { answerBrowsers } from './shared/browser-access.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
+import { installInputGuards, refuseHostileRequest, slowClientOptions } from './shared/input-guards.ts';
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
@@ -57,6 +58,8 @@ export interface BuildOptions {
   runJobs?: boolean;
   now?: () => number;
   logger?: FastifyServerOptions['logger'];
+  /** Install the input guards (api/shared/input-guards.ts); only the bench turns them off, to price them. */
+  inputGuards?: boolean;
 }
 
 // Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
@@ -136,6 +139,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     clientErrorHandler: answers.clientErrorHandler,
     // Requests that arrive while closing are answered by answers.install's hook, in the surface's format.
     return503OnClosing: false,
+    ...slowClientOptions(config.requestTimeoutMs),
   } satisfies FastifyServerOptions;
   const app = Fastify({ logger: opts.logger ?? loggerOptions(config), ...listenerOptions });
   const isClosing = answers.install(app);
@@ -264,14 +268,19 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
           base: listenerOptions,
           install: answers.install,
           validateResponses: opts.validateResponses ?? false,
+          inputGuards: opts.inputGuards !== false,
           metrics,
           mounts: managerSurfaces(services),
         });
   app.decorate('managerServer', manager);
 
+  const guarded = opts.inputGuards !== false;
+  if (guarded) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    // The request guards share this first hook rather than add a step to every request.
+    if (guarded) refuseHostileRequest(request, reply, done);
+    else done();
   });
   app.addHook('onRequest', answerBrowsers);
   app.addHook('onReady', async () => {

@@ -8,8 +8,14 @@ export const officeId = z
   .max(63)
   .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'an office id is a DNS label (lowercase letters, digits, -)');
 
-const snapshotId = z.string().regex(/^snap_[a-f0-9]{24}$/, 'a snapshot id looks like snap_<24 hex digits>');
-const restoreId = z.string().regex(/^rst_[a-f0-9]{24}$/, 'a restore id looks like rst_<24 hex digits>');
+const snapshotId = z
+  .string()
+  .max(29)
+  .regex(/^snap_[a-f0-9]{24}$/, 'a snapshot id looks like snap_<24 hex digits>');
+const restoreId = z
+  .string()
+  .max(28)
+  .regex(/^rst_[a-f0-9]{24}$/, 'a restore id looks like rst_<24 hex digits>');
 
 /** How each part of a snapshot went; `skipped` always carries a reason in `detail`. */
 export const partStatuses = ['pending', 'completed', 'skipped', 'failed'] as const;

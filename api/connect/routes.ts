@@ -17,7 +17,7 @@ import { ConnectError, type ConnectService, redirectUri } from './connect-servic
 import { renderConnectedPage, renderConnectFailedPage } from './pages.ts';
 import { ProviderError } from './provider.ts';
 
-const label = z.string().regex(DNS_LABEL, 'must be lowercase letters, digits and hyphens');
+const label = z.string().max(63).regex(DNS_LABEL, 'must be lowercase letters, digits and hyphens');
 const startQuery = z.object({ office: label, instance: label.optional() });
 const callbackQuery = z.object({
   state: z.string().min(1).max(512),

@@ -32,7 +32,12 @@ export const memoryToolInputs = {
   cortex_forget: z
     .object({
       ids: z
-        .array(z.string().regex(/^mem_[a-z2-7]{24}$/))
+        .array(
+          z
+            .string()
+            .max(28)
+            .regex(/^mem_[a-z2-7]{24}$/),
+        )
         .min(1)
         .max(100)
         .optional(),

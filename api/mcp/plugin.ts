@@ -10,19 +10,12 @@ import { allowBrowsers, requestOriginAllowed } from '../shared/browser-access.ts
 import { allowListed } from '../shared/cors-answer.ts';
 import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
-import { sendProblem } from '../shared/problem-handlers.ts';
+import { problemErrorHandler } from '../shared/problem-handlers.ts';
 import type { McpOptions } from './mcp-options.ts';
 import { authInfoOf, createColonyMcpHandler } from './mcp-server.ts';
 import { scopesNeeded } from './tool-scopes.ts';
 
 export const MCP_PATH = '/mcp';
-
-/** Errors Fastify raises while reading a body, as the problems /api/v1 answers for them. */
-const bodyProblems: Record<number, 'malformed_body' | 'payload_too_large' | 'unsupported_media_type'> = {
-  400: 'malformed_body',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
 
 function toWebRequest(request: FastifyRequest, url: string): Request {
   const headers = new Headers();
@@ -67,16 +60,8 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
       );
   });
 
-  app.setErrorHandler((err, request, reply) => {
-    if (err instanceof ProblemError) {
-      return sendProblem(reply, request, baseUrl, err.code, err.detail, { headers: err.headers });
-    }
-    const status = (err as { statusCode?: number }).statusCode;
-    const code = status === undefined ? undefined : bodyProblems[status];
-    if (code) return sendProblem(reply, request, baseUrl, code, (err as Error).message);
-    request.log.error({ err }, 'MCP request failed');
-    return sendProblem(reply, request, baseUrl, 'internal_error', 'An unexpected error occurred.');
-  });
+  // Problem+json for every HTTP-level failure, refused input and unreadable bodies included.
+  app.setErrorHandler(problemErrorHandler(baseUrl));
 
   /** Who is calling, once the body is JSON and the token covers every memory tool the body calls. */
   async function admit(request: FastifyRequest): Promise<Principal | null> {

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import Fastify from 'fastify';
 import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import { type Metrics, observeRequests } from '../observability/metrics.ts';
+import { installInputGuards, refuseHostileRequest, type slowClientOptions } from '../shared/input-guards.ts';
 import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
 
@@ -16,7 +17,7 @@ declare module 'fastify' {
 
 export interface ManagerServerOptions {
   log: FastifyBaseLogger;
-  /** The main server's options that apply to any listener (ids, proxies, body limit, framework errors). */
+  /** The main server's options that apply to any listener (ids, proxies, limits, framework errors). */
   base: Pick<
     FastifyServerOptions,
     | 'genReqId'
@@ -26,10 +27,13 @@ export interface ManagerServerOptions {
     | 'frameworkErrors'
     | 'clientErrorHandler'
     | 'return503OnClosing'
-  >;
+  > &
+    ReturnType<typeof slowClientOptions>;
   /** Installs the route table, the answers while closing and the root not-found and error handlers. */
   install(app: FastifyInstance): unknown;
   validateResponses: boolean;
+  /** Install the input guards (api/shared/input-guards.ts), as the main listener does. */
+  inputGuards: boolean;
   metrics: Metrics;
   /** What it serves, from the mount table (api/routes.ts): the office-manager surfaces under /api/v1. */
   mounts: readonly Mount[];
@@ -42,9 +46,11 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
   app.setSerializerCompiler(
     opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
   );
+  if (opts.inputGuards) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    if (opts.inputGuards) refuseHostileRequest(request, reply, done);
+    else done();
   });
   observeRequests(app, opts.metrics);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -17,7 +17,7 @@ export const saveSecretBody = z
   .strictObject({
     secretName: z.string().min(1).max(253).optional().describe('Defaults to the integration’s k8sSecretName'),
     data: z
-      .record(z.string().min(1), z.string().max(65_536))
+      .record(z.string().min(1).max(253), z.string().max(65_536))
       .describe('Env var name to value; never echoed back'),
   })
   .meta({ id: 'SaveIntegrationSecret' });
@@ -27,7 +27,13 @@ export const toggleAgentBody = z
     enabled: z.boolean(),
     secretName: z.string().min(1).max(253).describe('The Secret of the configured integration (or instance)'),
     config: z
-      .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().max(4096))
+      .record(
+        z
+          .string()
+          .max(253)
+          .regex(/^[A-Z][A-Z0-9_]*$/),
+        z.string().max(4096),
+      )
       .optional()
       .describe('Per-agent settings declared by the integration’s members.agentConfig'),
   })

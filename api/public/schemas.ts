@@ -117,6 +117,7 @@ export const skillsPageSchema = z
 const intParam = (min: number, max: number) =>
   z
     .string()
+    .max(String(max).length)
     .regex(/^\d+$/, 'must be a non-negative integer')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
@@ -213,7 +214,7 @@ export const batchBody = z
           id: z.string().max(64).optional().describe('Echoed back to correlate results'),
           method: z.literal('GET').default('GET'),
           path: z.string().max(2048).regex(PLAIN_API_PATH, 'must be a plain path under /api/v1'),
-          headers: z.record(z.string(), z.string()).optional(),
+          headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
         }),
       )
       .min(1)

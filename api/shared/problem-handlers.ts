@@ -33,12 +33,18 @@ export function sendProblem(
     .send(body);
 }
 
-export function installProblemHandlers(scope: FastifyInstance, baseUrl: string): void {
-  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+/** What a scope answers when nothing serves the request: 404, or 405 with Allow. */
+function noRouteProblem(baseUrl: string) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
     const { code, message, headers } = noRoute(problemErrors, request, servedMethods(request));
     return sendProblem(reply, request, baseUrl, code, message, { headers });
   };
-  scope.setErrorHandler((err: FastifyError, request, reply) => {
+}
+
+/** Any error as problem+json; an unexpected one is logged and answered without its own message. */
+export function problemErrorHandler(baseUrl: string) {
+  const notFound = noRouteProblem(baseUrl);
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ProblemError) {
       return sendProblem(reply, request, baseUrl, err.code, err.detail, {
         ...(err.errors ? { errors: err.errors } : {}),
@@ -51,6 +57,10 @@ export function installProblemHandlers(scope: FastifyInstance, baseUrl: string):
     // Nothing serves the request, so what its body was like does not matter (a QUERY without a type).
     else if (request.is404) return notFound(request, reply);
     return sendProblem(reply, request, baseUrl, code, message, fields ? { errors: fields } : {});
-  });
-  scope.setNotFoundHandler(notFound);
+  };
+}
+
+export function installProblemHandlers(scope: FastifyInstance, baseUrl: string): void {
+  scope.setErrorHandler(problemErrorHandler(baseUrl));
+  scope.setNotFoundHandler(noRouteProblem(baseUrl));
 }

@@ -6,7 +6,7 @@
 // benchmark's memory part (BENCH_MEMORY_VECTOR_SIZE its full-text vs hybrid comparison with the
 // test embedder); BENCH_INTEGRATIONS_OFFICES,
 // _AGENTS and _TOGGLES the integrations one; BENCH_BACKUPS_MB and _ROUNDS the backups one (with
-// BENCH_DATABASE_URL or TEST_DATABASE_URL).
+// BENCH_DATABASE_URL or TEST_DATABASE_URL); BENCH_GUARDS_REQUESTS (per server) the input-guards one.
 // real-node (the local cluster's real node against its kwok nodes: node cold and warm start, helm
 // install to Ready, enable/disable to a new agent process) RECREATES the local cluster (down.sh, up.sh,
 // images loaded again) when KUBECONFIG is its; it waits for tests using it (colony.ai/test namespaces)
@@ -15,6 +15,7 @@ import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { benchIdentity } from './identity.bench.ts';
+import { benchInputGuards } from './input-guards.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 import { benchRealNode } from './real-node.bench.ts';
@@ -26,6 +27,7 @@ const rounds = env('BENCH_ROUNDS', 6);
 
 const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
+  'input-guards': () => benchInputGuards({ requests: env('BENCH_GUARDS_REQUESTS', 5_000) }),
   checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
   controller: () =>
     benchController({

@@ -3,6 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { requestHash } from '../../api/shared/canonical-json.ts';
+import {
+  type AgentProfileServer,
+  startAgentProfileServer,
+  ucpAgent,
+} from '../conformance/agent-profile-server.ts';
 import { acp, type ClockedServer, HOUR, planLine, startClockedServer } from '../support/checkout.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
@@ -10,14 +15,17 @@ describe.each(storageTargets)('checkout idempotency on $name', (t) => {
   let s: ClockedServer;
   let storage: Storage;
   let dispose: () => Promise<void>;
+  let agents: AgentProfileServer;
 
   beforeAll(async () => {
+    agents = await startAgentProfileServer();
     const made = await t.create();
     dispose = made.dispose;
     storage = await openStorage(made.target);
-    s = await startClockedServer({}, { storage });
+    s = await startClockedServer({ COLONY_UCP_ALLOW_INSECURE_PROFILES: 'true' }, { storage });
   });
   afterAll(async () => {
+    await agents.close();
     await s.close();
     await storage.close();
     await dispose();
@@ -102,6 +110,39 @@ describe.each(storageTargets)('checkout idempotency on $name', (t) => {
     s.clock.advance(61_000);
     expect((await post('/checkout_sessions', { line_items: [planLine()] }, 'flight-1')).statusCode).toBe(201);
   });
+
+  it.each([
+    ['ACP', 'acp:create:', '/checkout_sessions', '2026-04-17', () => ({})],
+    [
+      'UCP',
+      'ucp:create:',
+      '/ucp/v1/checkout-sessions',
+      { version: '2026-04-08', checkoutVersion: '2026-04-08' },
+      () => ({ 'ucp-agent': ucpAgent(agents) }),
+    ],
+  ] as const)(
+    '%s counts Retry-After down to the end of the first request’s lock',
+    async (_p, scope, url, variant, headers) => {
+      const body = { line_items: [planLine()] };
+      const key = `countdown-${scope}`;
+      const lockMs = 60_000;
+      await storage.checkoutIdempotency.claim({
+        scope,
+        key,
+        fingerprint: requestHash({ variant, body }),
+        now: s.clock.now,
+        lockMs,
+        ttlMs: 24 * HOUR,
+      });
+      const retryAfter = async () => (await post(url, body, key, headers())).headers['retry-after'];
+      expect(await retryAfter()).toBe('60');
+      s.clock.advance(45_500);
+      expect(await retryAfter()).toBe('15');
+      // Never below one second, even in the lock's last moment.
+      s.clock.advance(lockMs - 45_500 - 100);
+      expect(await retryAfter()).toBe('1');
+    },
+  );
 
   it('creates exactly one session for many parallel requests with one key', async () => {
     const before = await countSessions();

@@ -21,7 +21,12 @@ export const createKeyBody = z
   })
   .meta({ id: 'CreateApiKey' });
 
-export const keyParams = z.strictObject({ id: z.string().regex(/^key_[a-z2-7]{24}$/) });
+export const keyParams = z.strictObject({
+  id: z
+    .string()
+    .max(28)
+    .regex(/^key_[a-z2-7]{24}$/),
+});
 
 export const apiKeySchema = z
   .object({

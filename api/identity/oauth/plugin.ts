@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { allowBrowsers } from '../../shared/browser-access.ts';
 import { ANY_ORIGIN } from '../../shared/cors-answer.ts';
+import { InputRefusedError } from '../../shared/input-guards.ts';
 import { securePages } from '../../shared/page-security.ts';
 import { useBrowserSession } from '../browser-session.ts';
 import type { IdentityServices } from '../identity-services.ts';
@@ -42,6 +43,11 @@ export async function oauthPlugin(app: FastifyInstance, opts: OAuthOptions): Pro
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Input the guards refuse (U+0000 in the query) is answered as an OAuth error, as the provider would.
+    scope.setErrorHandler((err, _request, reply) => {
+      if (!(err instanceof InputRefusedError)) return reply.send(err);
+      return reply.code(400).send({ error: 'invalid_request', error_description: err.message });
+    });
     const forward = async (request: FastifyRequest, reply: FastifyReply) => {
       // oidc-provider builds endpoint URLs from the request; these headers make them the issuer's,
       // and carry the client address Fastify trusted (any the client sent itself is replaced).

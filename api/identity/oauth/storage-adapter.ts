@@ -1,6 +1,7 @@
 // oidc-provider's storage adapter over our database, so SQLite and PostgreSQL both hold its state.
 import { createHash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
+import { inspectBody } from '../../shared/input-limits.ts';
 import type { OAuthArtifactsRepo } from './oauth-artifacts-repo.ts';
 
 // Grants and clients are looked up by id from other rows and pages; every other artifact id is a
@@ -24,12 +25,25 @@ export class StorageAdapter implements Adapter {
     this.now = now;
   }
 
+  // oidc-provider reads its own request bodies, so the input guards never see them: U+0000 (which
+  // PostgreSQL cannot store) is refused here instead, as the provider's own invalid_request, and an id
+  // holding it is one nothing was ever stored under.
+  private refuseNul(payload: AdapterPayload): void {
+    const fault = inspectBody(payload);
+    if (!fault) return;
+    const detail = `${fault.pointer.slice(1) || 'a value'} ${fault.message}`;
+    throw this.model === 'Client'
+      ? new errors.InvalidClientMetadata(detail)
+      : new errors.InvalidRequest(detail);
+  }
+
   private key(id: string): string {
     return KEPT_IN_CLEAR.has(this.model) ? id : sha256(id);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     // The id travels in the payload as jti; it is put back from the caller's id on the way out.
+    this.refuseNul(payload);
     const { jti: _jti, ...rest } = payload;
     // A registered client's `scope` is not kept as a ceiling: oidc-provider would refuse any scope
     // beyond it, and MCP clients register with the scope of their first challenge, then step up.
@@ -58,6 +72,7 @@ export class StorageAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (id.includes('\0')) return undefined;
     const found = await this.repo.find(this.model, this.key(id), this.now());
     return found ? this.restore(id, found) : undefined;
   }
@@ -68,6 +83,7 @@ export class StorageAdapter implements Adapter {
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (uid.includes('\0')) return undefined;
     const found = await this.repo.findBy(this.model, 'uid', uid, this.now());
     return found ? this.restore(undefined, found) : undefined;
   }
@@ -80,6 +96,7 @@ export class StorageAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (id.includes('\0')) return;
     await this.repo.destroy(this.model, this.key(id));
   }
 

@@ -6,7 +6,10 @@ import { officeRoles } from './office-members-repo.ts';
 
 export const memberParams = z.strictObject({
   officeID: dnsLabel,
-  accountId: z.string().regex(/^acct_[a-z2-7]{24}$/),
+  accountId: z
+    .string()
+    .max(29)
+    .regex(/^acct_[a-z2-7]{24}$/),
 });
 
 export const putMemberBody = z

@@ -56,7 +56,12 @@ function readCursor(cursor: string): { createdAt: number; id: string } {
   });
 }
 
-const taskParams = officeParams.extend({ taskId: z.string().regex(/^task_[a-f0-9]{20}$/, 'a task id') });
+const taskParams = officeParams.extend({
+  taskId: z
+    .string()
+    .max(25)
+    .regex(/^task_[a-f0-9]{20}$/, 'a task id'),
+});
 
 export function taskRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
