@@ -21,6 +21,7 @@ import { parseOAuthClients } from './connect/oauth-clients.ts';
 import { TokenRefresher } from './connect/token-refresher.ts';
 import { withStandardProblems } from './discovery/openapi-errors.ts';
 import { withoutTrailingSlashes } from './discovery/openapi-paths.ts';
+import { withTextWithoutNul } from './discovery/openapi-text.ts';
 import { JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
@@ -315,7 +316,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     transform: (input) =>
       input.schema?.response ? jsonSchemaTransform(input) : { schema: { hide: true }, url: input.url },
     transformObject: (input) =>
-      withStandardProblems(withoutTrailingSlashes(jsonSchemaTransformObject(input)), {
+      withStandardProblems(withTextWithoutNul(withoutTrailingSlashes(jsonSchemaTransformObject(input))), {
         bodyLimitBytes: config.bodyLimitBytes,
         maxParamLength: app.initialConfig.maxParamLength ?? 100,
       }),

@@ -30,6 +30,8 @@ function open(port: number, head: string): Exchange {
   return { answer, socket };
 }
 
+const OPERATOR_TOKEN = 'slow-clients-operator-token-0123456789';
+
 const postHead = (path: string, length: number, extra = '') =>
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}Connection: close\r\n\r\n`;
 
@@ -54,6 +56,7 @@ describe.each(storageTargets)('slow clients on $name', (target) => {
     s = await startListeningServer(target, {
       COLONY_REQUEST_TIMEOUT_SECONDS: '1',
       COLONY_MANAGER_PORT: String(managerPort),
+      COLONY_BOOTSTRAP_TOKEN: OPERATOR_TOKEN,
     });
     await s.app.managerServer?.listen({ port: managerPort, host: '127.0.0.1' });
   });
@@ -82,7 +85,9 @@ describe.each(storageTargets)('slow clients on $name', (target) => {
   }, 20_000);
 
   it('bounds the office-manager listener too', async () => {
-    const x = open(managerPort, postHead('/api/v1/offices/acme/tasks', BODY.length));
+    // With a valid token: a protected route refuses a missing one before it waits for the body.
+    const auth = `Authorization: Bearer ${OPERATOR_TOKEN}\r\n`;
+    const x = open(managerPort, postHead('/api/v1/offices/acme/tasks', BODY.length, auth));
     trickle(x, BODY, 200);
     expect(await x.answer).toMatch(/^HTTP\/1\.1 408 /);
   }, 20_000);

@@ -19,7 +19,7 @@ export type JobTypeName = (typeof jobTypeNames)[number];
 /** What each job type takes as `input`: the handlers and the API's request schema share these. */
 export const jobInputs = {
   'skills.reindex': z.strictObject({}),
-  'status.report': z.strictObject({ services: z.array(z.string().min(1)).min(1).optional() }),
+  'status.report': z.strictObject({ services: z.array(z.string().min(1).max(64)).min(1).max(32).optional() }),
 } as const satisfies Record<JobTypeName, z.ZodType>;
 
 export function buildJobHandlers(deps: JobDeps): Record<JobTypeName, JobHandler<never>> {
