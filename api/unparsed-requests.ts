@@ -1,10 +1,12 @@
 // Requests Node's HTTP parser refused before Fastify saw them. A method it does not know (HPE_INVALID_METHOD)
 // still has a readable path, so it gets the 405 or 404 any other unserved method gets, in the path's format;
-// the rest keep Fastify's answers (408 on a timeout, 431 on oversized headers, 400 otherwise).
+// the rest (408 when the request did not arrive in time, 431 on oversized headers, 400 otherwise) are
+// answered in the format of the path when the request line can be read, else as problem+json.
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorFormat } from './error-formats.ts';
+import { messageFor } from './shared/error-catalogue.ts';
 import type { FinishedResponse } from './shared/finished-response.ts';
 import { noRoute } from './shared/framework-errors.ts';
 import { requestIdFrom } from './shared/request-id.ts';
@@ -31,15 +33,23 @@ export function unknownMethodAnswer(
   return format.render(noRoute(format.catalogue, request, served), { baseUrl, path, requestId, headers: {} });
 }
 
-function fastifyDefault(err: ClientError): FinishedResponse {
-  const [statusCode, message] =
+/** Any other refusal, in the format of the path when the bytes Node read name one (else problem+json). */
+function unreadableAnswer(baseUrl: string, err: ClientError): FinishedResponse {
+  const line = REQUEST_LINE.exec(Buffer.isBuffer(err.rawPacket) ? err.rawPacket.toString('latin1') : '');
+  const path = line?.[2] ?? '/';
+  const format = errorFormat(line?.[2] ? surfaceOfPath(path) : 'problem');
+  const { catalogue } = format;
+  const answer =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Client Timeout']
+      ? catalogue.framework.request_timeout
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Exceeded maximum allowed HTTP header size']
-        : [400, 'Client Error'];
-  const body = JSON.stringify({ error: STATUS_CODES[statusCode], message, statusCode });
-  return { statusCode, headers: { 'content-type': 'application/json' }, body };
+        ? catalogue.framework.header_fields_too_large
+        : undefined;
+  const requestId = requestIdFrom({ headers: {} } as IncomingMessage);
+  const facts = { baseUrl, path, requestId, headers: {} };
+  if (answer) return format.render({ code: answer, message: messageFor(catalogue, answer) }, facts);
+  const code = catalogue.framework.invalid_request;
+  return format.render({ code, message: 'The request could not be parsed as HTTP/1.1.' }, facts);
 }
 
 function rawHttp(r: FinishedResponse): string {
@@ -54,7 +64,7 @@ export function unparsedRequestHandler(baseUrl: string) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const answer =
       (err.code === 'HPE_INVALID_METHOD' ? unknownMethodAnswer(this, baseUrl, err.rawPacket) : undefined) ??
-      fastifyDefault(err);
+      unreadableAnswer(baseUrl, err);
     if (socket.writable) socket.write(rawHttp(answer));
     socket.destroy(err);
   };

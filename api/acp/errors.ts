@@ -111,6 +111,16 @@ export const acpErrors = errorCatalogue(
       status: 503,
       description: 'A dependency (the database) is not reachable; retry later.',
     },
+    request_timeout: {
+      status: 408,
+      description: "The request did not arrive within the server's bound; the connection is closed.",
+      message: 'The request did not arrive in time.',
+    },
+    header_fields_too_large: {
+      status: 431,
+      description: 'The request has too many or too large header fields.',
+      message: 'The request has too many or too large header fields.',
+    },
     shutting_down: {
       status: 503,
       description: 'The server is shutting down; retry after Retry-After seconds (another replica answers).',

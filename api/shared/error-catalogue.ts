@@ -21,6 +21,8 @@ export const frameworkErrorKinds = [
   'route_not_found',
   'method_not_allowed',
   'uri_too_long',
+  'request_timeout',
+  'header_fields_too_large',
   'internal_error',
   'shutting_down',
 ] as const;

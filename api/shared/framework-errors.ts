@@ -41,11 +41,20 @@ function validationErrors(err: FastifyError): FieldError[] {
 function kindOf(err: FastifyError): FrameworkErrorKind {
   if (err.code === 'FST_ERR_BAD_URL') return 'invalid_request';
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return 'uri_too_long';
+  if (err.statusCode === 408) return 'request_timeout';
+  if (err.statusCode === 431) return 'header_fields_too_large';
   if (err.statusCode === 413) return 'payload_too_large';
   if (err.statusCode === 415) return 'unsupported_media_type';
   if (err instanceof SyntaxError || err.statusCode === 400) return 'malformed_body';
   return 'internal_error';
 }
+
+// Kinds whose framework message says nothing the catalogue's own does not (or repeats the request back).
+const FIXED_MESSAGE: ReadonlySet<FrameworkErrorKind> = new Set([
+  'uri_too_long',
+  'request_timeout',
+  'header_fields_too_large',
+]);
 
 /** An error no handler made on purpose, as the catalogue's code; hidden messages become the template. */
 export function frameworkError<C extends string>(
@@ -70,7 +79,7 @@ export function frameworkError<C extends string>(
     };
   }
   const entry = catalogue.entries[code];
-  const fixed = entry.expose === false || kind === 'uri_too_long';
+  const fixed = entry.expose === false || FIXED_MESSAGE.has(kind);
   const message = fixed ? fillTemplate(entry.message ?? '', {}) : err.message;
   return { kind, code, message };
 }

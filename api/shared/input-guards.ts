@@ -26,12 +26,14 @@ export class InputRefusedError extends Error {
   }
 }
 
-// The same answer, in the same shape, that Node and Fastify give a request whose headers are too large.
-const TOO_MANY_HEADERS = JSON.stringify({
-  error: 'Request Header Fields Too Large',
-  message: `More than ${MAX_HEADER_COUNT} header fields`,
-  statusCode: 431,
-});
+/** More header fields than MAX_HEADER_COUNT; framework-errors.ts maps its status to header_fields_too_large. */
+class TooManyHeaderFieldsError extends Error {
+  readonly statusCode = 431;
+  readonly code = 'COLONY_TOO_MANY_HEADER_FIELDS';
+  constructor() {
+    super(`More than ${MAX_HEADER_COUNT} header fields`);
+  }
+}
 
 // Fastify never parses a body for these methods.
 const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
@@ -51,7 +53,9 @@ export function refuseHostileRequest(
   done: HookHandlerDoneFunction,
 ): void {
   if (request.raw.rawHeaders.length > 2 * MAX_HEADER_COUNT) {
-    reply.code(431).header('connection', 'close').type('application/json').send(TOO_MANY_HEADERS);
+    // Answered by the surface's error handler, in its format; the connection is not worth keeping.
+    reply.header('connection', 'close');
+    done(new TooManyHeaderFieldsError());
     return;
   }
   const fault = nulInUrl(request.url);

@@ -122,6 +122,20 @@ export const problemErrors = errorCatalogue(
       title: 'Service unavailable',
       description: 'A dependency needed for this operation is not reachable.',
     },
+    request_timeout: {
+      status: 408,
+      title: 'Request timeout',
+      description:
+        "The request (headers and body) did not arrive within the server's bound (COLONY_REQUEST_TIMEOUT_SECONDS); the connection is closed.",
+      message: 'The request did not arrive in time.',
+    },
+    header_fields_too_large: {
+      status: 431,
+      title: 'Request header fields too large',
+      description:
+        'The request has more than 100 header fields, or its headers are larger than the server reads.',
+      message: 'The request has too many or too large header fields.',
+    },
     shutting_down: {
       status: 503,
       title: 'Shutting down',

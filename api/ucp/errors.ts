@@ -115,6 +115,18 @@ export const ucpErrors = errorCatalogue(
       message: 'An unexpected error occurred.',
       expose: false,
     },
+    request_timeout: {
+      status: 408,
+      severity: 'recoverable',
+      description: "The request did not arrive within the server's bound; the connection is closed.",
+      message: 'The request did not arrive in time.',
+    },
+    header_fields_too_large: {
+      status: 431,
+      severity: 'unrecoverable',
+      description: 'The request has too many or too large header fields.',
+      message: 'The request has too many or too large header fields.',
+    },
     shutting_down: {
       status: 503,
       severity: 'recoverable',

@@ -69,6 +69,8 @@ describe.each(storageTargets)('slow clients on $name', (target) => {
     trickle(x, BODY, 200);
     const answer = await x.answer;
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toMatch(/content-type: application\/problem\+json/i);
+    expect(answer).toContain('"code":"request_timeout"');
   }, 20_000);
 
   it('serves a body that arrives in pieces within the bound', async () => {
@@ -99,11 +101,22 @@ describe.each(storageTargets)('slow clients on $name', (target) => {
       port(),
       `GET /api/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields(MAX_HEADER_COUNT)}Connection: close\r\n\r\n`,
     );
-    expect(await many.answer).toMatch(/^HTTP\/1\.1 431 /);
+    const refused = await many.answer;
+    expect(refused).toMatch(/^HTTP\/1\.1 431 /);
+    expect(refused).toMatch(/content-type: application\/problem\+json/i);
+    expect(refused).toContain('"code":"header_fields_too_large"');
     const enough = open(
       port(),
       `GET /api/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields(MAX_HEADER_COUNT - 2)}Connection: close\r\n\r\n`,
     );
     expect(await enough.answer).toMatch(/^HTTP\/1\.1 200 /);
+    // On a checkout path the same refusal is an ACP error object.
+    const acp = open(
+      port(),
+      `GET /checkout_sessions/cs_x HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields(MAX_HEADER_COUNT)}Connection: close\r\n\r\n`,
+    );
+    const acpAnswer = await acp.answer;
+    expect(acpAnswer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(acpAnswer).toContain('"type":"invalid_request","code":"header_fields_too_large"');
   }, 20_000);
 });

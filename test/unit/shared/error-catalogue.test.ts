@@ -33,6 +33,8 @@ describe('errorCatalogue', () => {
         method_not_allowed: { status: 405, description: 'd', message: '{path}: {allow}.' },
         uri_too_long: { status: 414, description: 'd', message: 'Too long.' },
         internal_error: { status: 500, description: 'd', message: 'Oops.', expose: false },
+        request_timeout: { status: 408, description: 'd', message: 'Too slow.' },
+        header_fields_too_large: { status: 431, description: 'd', message: 'Too many.' },
         shutting_down: { status: 503, description: 'd', message: 'Retry in {seconds}s.' },
       },
       { framework: { malformed_body: 'bad_json' } },
@@ -80,6 +82,8 @@ describe('frameworkError', () => {
       'invalid_request',
     ],
     ['a path segment over the limit', { statusCode: 414, code: 'FST_ERR_MAX_PARAM_LENGTH' }, 'uri_too_long'],
+    ['a request that did not arrive in time', { statusCode: 408 }, 'request_timeout'],
+    ['too many header fields', { statusCode: 431 }, 'header_fields_too_large'],
     ['anything else', {}, 'processing_error'],
   ])('maps %s onto the ACP catalogue', (_name, props, code) => {
     expect(frameworkError(acpErrors, fastifyError(props)).code).toBe(code);
