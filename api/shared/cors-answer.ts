@@ -88,22 +88,24 @@ const PREFLIGHT_HEADERS = {
   'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
 };
 const EXPOSE = { 'access-control-expose-headers': EXPOSED_RESPONSE_HEADERS };
-// The answer on every /api/v1 read, built once.
+// The answers on every /api/v1 read, built once. Without an Origin no browser is asking across origins, so
+// the CORS headers are left off (they cost each answer time); Vary tells a shared cache the two differ.
 const ANY_ORIGIN_ANSWER: CorsAnswer = {
   preflight: false,
-  headers: { 'access-control-allow-origin': '*', ...EXPOSE },
+  headers: { 'access-control-allow-origin': '*', ...EXPOSE, vary: 'Origin' },
 };
+const NO_BROWSER_ANSWER: CorsAnswer = { preflight: false, headers: { vary: 'Origin' } };
 
 /**
- * The CORS headers for `request` under `policy`. Any-origin answers carry them whether or not the request
- * had an Origin, so a shared cache can hand the same answer to every page; an allow-list answers each
- * allowed Origin with itself (and nothing to others), so its answers vary by Origin.
+ * The CORS headers for `request` under `policy`. Any-origin answers carry `*` to every request with an
+ * Origin; an allow-list answers each allowed Origin with itself (and nothing to others). Both vary by Origin.
  */
 export function corsAnswer(policy: BrowserPolicy, request: CrossOriginRequest): CorsAnswer {
   const { origin } = request;
   const isPreflight =
     request.method === 'OPTIONS' && origin !== undefined && request.requestMethod !== undefined;
   if (policy.origins === 'any') {
+    if (origin === undefined) return NO_BROWSER_ANSWER;
     if (!isPreflight) return ANY_ORIGIN_ANSWER;
     return { preflight: true, headers: { 'access-control-allow-origin': '*', ...PREFLIGHT_HEADERS } };
   }

@@ -43,11 +43,19 @@ describe('corsAnswer', () => {
     expect(answer.headers).not.toHaveProperty('access-control-allow-credentials');
   });
 
-  it('sends * on any-origin answers even without an Origin, so cached copies serve every page', () => {
-    const answer = corsAnswer(ANY_ORIGIN, { method: 'GET', origin: undefined, requestMethod: undefined });
-    expect(answer).toMatchObject({ preflight: false, headers: { 'access-control-allow-origin': '*' } });
-    expect(answer.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
-    expect(answer.headers).not.toHaveProperty('vary');
+  it('leaves CORS headers off any-origin answers without an Origin, and varies by Origin either way', () => {
+    const none = corsAnswer(ANY_ORIGIN, { method: 'GET', origin: undefined, requestMethod: undefined });
+    expect(none).toEqual({ preflight: false, headers: { vary: 'Origin' } });
+    const page = corsAnswer(ANY_ORIGIN, {
+      method: 'GET',
+      origin: 'https://x.example',
+      requestMethod: undefined,
+    });
+    expect(page).toMatchObject({
+      preflight: false,
+      headers: { 'access-control-allow-origin': '*', vary: 'Origin' },
+    });
+    expect(page.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
   });
 
   it('echoes an allowed origin and varies by Origin', () => {
