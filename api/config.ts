@@ -150,6 +150,7 @@ export const envSchema = z.object({
   COLONY_SIGNIN_RATE_LIMIT: positiveInt.default(10),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  COLONY_SHARED_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
   COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
   COLONY_JOB_POLL_MS: positiveInt.default(500),
@@ -275,6 +276,8 @@ export interface Config {
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
     redisUrl: string | undefined;
+    /** Longest a shared store (Redis, PostgreSQL) may take to count a request before it is let through. */
+    storeTimeoutMs: number;
   };
   skillsDir: string;
   integrationsDir: string;
@@ -382,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
       redisUrl: e.REDIS_URL,
+      storeTimeoutMs: e.COLONY_SHARED_STORE_TIMEOUT_MS,
     },
     skillsDir: e.COLONY_SKILLS_DIR ?? new URL('../skills', import.meta.url).pathname,
     integrationsDir: e.COLONY_INTEGRATIONS_DIR ?? new URL('../integrations', import.meta.url).pathname,

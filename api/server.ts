@@ -2,7 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import type { KubeConfig } from '@kubernetes/client-node';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -29,11 +34,12 @@ import { loadPriceList } from './domain/pricing/price-list.ts';
 import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
 import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
+import { sharedStoreProbe } from './domain/status/shared-store-probe.ts';
 import { frameworkAnswers } from './framework-answers.ts';
 import { createIdentityServices } from './identity/identity-services.ts';
 import { colonyResources, type ResourceServerSpec } from './identity/oauth/resources.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
-import { createMetrics, instrumentRequests } from './observability/metrics.ts';
+import { createMetrics, instrumentRequests, type Metrics } from './observability/metrics.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
@@ -44,6 +50,7 @@ import { installInputGuards, refuseHostileRequest, slowClientOptions } from './s
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
+import { GuardedCounterStore, type SharedCounterStore } from './shared/rate-limit/guarded-store.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
@@ -82,15 +89,34 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   };
 }
 
-function counterStore(config: Config, storage: Storage): CounterStore {
-  switch (config.rateLimit.store) {
-    case 'redis':
-      return new RedisCounterStore(config.rateLimit.redisUrl ?? '');
-    case 'postgres':
-      return new PostgresCounterStore(storage.rateLimitCounters);
-    default:
-      return new MemoryCounterStore();
-  }
+/** The configured shared counter store; undefined means in-process counters (one replica). */
+function sharedCounterStore(config: Config, storage: Storage): SharedCounterStore | undefined {
+  const { store, redisUrl, storeTimeoutMs } = config.rateLimit;
+  if (store === 'redis') return new RedisCounterStore(redisUrl ?? '', { timeoutMs: storeTimeoutMs });
+  if (store === 'postgres') return new PostgresCounterStore(storage.rateLimitCounters);
+  return undefined;
+}
+
+/**
+ * A shared store is bounded by COLONY_SHARED_STORE_TIMEOUT_MS and watched: its outages are logged
+ * once each way and counted in metrics, and the limiter lets requests through while it lasts.
+ */
+function guardStore(config: Config, shared: SharedCounterStore, metrics: Metrics, log: FastifyBaseLogger) {
+  const up = metrics.dependencyUp.labels(shared.name);
+  up.set(1);
+  return new GuardedCounterStore(shared, {
+    timeoutMs: config.rateLimit.storeTimeoutMs,
+    onChange: (health) => {
+      up.set(health.up ? 1 : 0);
+      if (health.up) log.info({ store: shared.name }, 'rate-limit store answers again; limits enforced');
+      else
+        log.warn(
+          { store: shared.name, error: health.error },
+          'rate-limit store failing; requests are let through without rate limits until it answers',
+        );
+    },
+    onFailure: (bucket) => metrics.rateLimitFailOpen.labels(bucket).inc(),
+  });
 }
 
 function buildProbes(
@@ -98,6 +124,7 @@ function buildProbes(
   storage: Storage,
   startedAt: number,
   kc: KubeConfig | undefined,
+  sharedStore: GuardedCounterStore | undefined,
 ): () => Probe[] {
   const probes: Probe[] = [
     {
@@ -113,6 +140,7 @@ function buildProbes(
       check: async () => ({ detail: `${storage.kind} round trip ${(await storage.ping()).toFixed(2)} ms` }),
     },
   ];
+  if (sharedStore) probes.push(sharedStoreProbe(sharedStore));
   if (kc) {
     probes.push(kubernetesApiProbe(kc));
     if (config.kubernetes.controllerLease)
@@ -158,7 +186,11 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const registry = loadRegistry(config.integrationsDir);
   const k = config.kubernetes;
   const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
-  const probes = buildProbes(config, storage, now(), kc);
+  const shared = sharedCounterStore(config, storage);
+  const sharedStore = shared && guardStore(config, shared, metrics, app.log);
+  await sharedStore?.open();
+  const store: CounterStore = sharedStore ?? new MemoryCounterStore();
+  const probes = buildProbes(config, storage, now(), kc, sharedStore);
   const backups = new BackupServices({
     snapshots: storage.snapshots,
     jobs: storage.jobs,
@@ -181,7 +213,6 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
-  const store = counterStore(config, storage);
   const identity = await createIdentityServices({ config, storage, counterStore: store, now, log: app.log });
   // The bootstrap token and API keys reach every resource; OAuth access tokens only their audience.
   const resources = colonyResources(config.baseUrl);

@@ -1,6 +1,6 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several servers).
 import type { FastifyInstance, onResponseHookHandler } from 'fastify';
-import { Counter, collectDefaultMetrics, type Metric, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import { RequestHistogram } from './request-histogram.ts';
 
 export interface Metrics {
@@ -8,6 +8,9 @@ export interface Metrics {
   httpDuration: RequestHistogram;
   jobOutcomes: Counter<'type' | 'outcome'>;
   rateLimited: Counter<'surface'>;
+  /** 1 while an optional shared dependency answers, 0 during its outage. */
+  dependencyUp: Gauge<'dependency'>;
+  rateLimitFailOpen: Counter<'bucket'>;
 }
 
 export function createMetrics(): Metrics {
@@ -32,6 +35,18 @@ export function createMetrics(): Metrics {
       name: 'colony_rate_limited_requests_total',
       help: 'Requests refused by a rate limiter, by surface',
       labelNames: ['surface'],
+      registers: [registry],
+    }),
+    dependencyUp: new Gauge({
+      name: 'colony_dependency_up',
+      help: 'Whether a shared dependency answers (1) or is failing (0), by dependency',
+      labelNames: ['dependency'],
+      registers: [registry],
+    }),
+    rateLimitFailOpen: new Counter({
+      name: 'colony_rate_limit_fail_open_total',
+      help: 'Requests let through uncounted because the rate-limit store failed or timed out, by bucket',
+      labelNames: ['bucket'],
       registers: [registry],
     }),
   };

@@ -19,6 +19,10 @@ export class PostgresCounterStore implements CounterStore {
     return this.repo.hit(key, windowStart, cost, windowStart + windowMs);
   }
 
+  async ping(): Promise<void> {
+    await this.repo.ping();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
   }

@@ -23,6 +23,11 @@ export class RateLimitCountersRepo {
     return Number(row?.count ?? cost);
   }
 
+  /** A round trip to the counters table (the status probe of this store). */
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1 FROM rate_limit_counters LIMIT 1');
+  }
+
   /** Drops counters whose window is over; called by a periodic sweep. */
   async purgeExpired(now: number): Promise<number> {
     const rows = await this.db.query('DELETE FROM rate_limit_counters WHERE expires_at < $1 RETURNING key', [

@@ -24,6 +24,11 @@ export interface RateLimiterOptions {
   limit: number;
   windowMs: number;
   store: CounterStore;
+  /**
+   * When the store fails or times out: true (the default) lets the request through, as if it were
+   * the first of its window; false rejects with the store's error. The store reports its outages.
+   */
+  failOpen?: boolean;
   now?: () => number;
 }
 
@@ -50,7 +55,16 @@ export class RateLimiter {
     const count = store.hit(`${bucket}:${clientKey}`, windowStart, cost, windowMs);
     return typeof count === 'number'
       ? this.decide(count, windowStart, now)
-      : count.then((c) => this.decide(c, windowStart, now));
+      : count.then(
+          (c) => this.decide(c, windowStart, now),
+          (err) => this.storeFailed(err, windowStart, now),
+        );
+  }
+
+  // An unavailable shared store must not stall or refuse the API: the limit is simply not enforced.
+  private storeFailed(err: unknown, windowStart: number, now: number): RateLimitDecision {
+    if (this.opts.failOpen === false) throw err;
+    return this.decide(0, windowStart, now);
   }
 
   private decide(count: number, windowStart: number, now: number): RateLimitDecision {

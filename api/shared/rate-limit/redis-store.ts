@@ -2,14 +2,37 @@
 import { Redis } from 'ioredis';
 import type { CounterStore } from './rate-limiter.ts';
 
+export interface RedisCounterStoreOptions {
+  /** Longest a command may take before it fails (the limiter then lets the request through). */
+  timeoutMs: number;
+}
+
+// Reconnect quickly at first, then every 2 s at most, for as long as the outage lasts.
+const reconnectDelay = (attempt: number): number => Math.min(50 * 2 ** attempt, 2_000);
+
 export class RedisCounterStore implements CounterStore {
   readonly name = 'redis';
   private readonly redis: Redis;
 
-  constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    // Connection errors surface on the commands that need it; the client reconnects by itself.
+  constructor(url: string, opts: RedisCounterStoreOptions) {
+    // No offline queue and no per-command retries: while Redis is away a command fails at once
+    // instead of waiting for a reconnection, so no request ever queues behind the outage.
+    this.redis = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: opts.timeoutMs,
+      connectTimeout: Math.max(1_000, opts.timeoutMs * 4),
+      retryStrategy: reconnectDelay,
+    });
+    // Connection errors surface on the commands that need them; the client reconnects by itself.
     this.redis.on('error', () => {});
+  }
+
+  /** The first connection, so a fresh server counts from its first request; Redis down still starts. */
+  async open(): Promise<void> {
+    await this.redis.connect().catch(() => {});
   }
 
   async hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number> {
@@ -22,6 +45,10 @@ export class RedisCounterStore implements CounterStore {
     const [err, count] = results?.[0] ?? [new Error('redis returned no result'), null];
     if (err) throw err;
     return Number(count);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
   }
 
   async close(): Promise<void> {
