@@ -19,7 +19,12 @@ export interface PostgresDriverOptions {
   /** A schema to use as search_path (tests isolate themselves this way). */
   schema?: string;
   maxConnections?: number;
+  /** How long a query may wait for a connection (a new one, or a free one of the pool) before failing. */
+  connectTimeoutMs?: number;
 }
+
+// A database that is down, unreachable or saturated fails a request within this, instead of hanging it.
+const CONNECT_TIMEOUT_MS = 5_000;
 
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
@@ -29,6 +34,8 @@ export class PostgresDriver implements SqlDriver {
     this.pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.maxConnections ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      keepAlive: true,
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
