@@ -1,4 +1,5 @@
 // Health probes of the parts that are running; the status API and /readyz are built from them.
+import { withTimeout } from '../../shared/with-timeout.ts';
 
 export type ServiceState = 'operational' | 'degraded' | 'down';
 
@@ -19,18 +20,6 @@ export interface Probe {
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
-
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export async function runProbe(probe: Probe, now: () => Date = () => new Date()): Promise<ServiceStatus> {
   const started = performance.now();

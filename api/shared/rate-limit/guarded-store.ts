@@ -1,4 +1,5 @@
 // A shared counter store (Redis, PostgreSQL) bounded in time, whose outages are noticed once each.
+import { withTimeout } from '../with-timeout.ts';
 import type { CounterStore } from './rate-limiter.ts';
 
 /** What a shared store may add to CounterStore: a first connection and a health check. */
@@ -85,17 +86,9 @@ export class GuardedCounterStore implements CounterStore {
     this.opts.onChange?.(this.state);
   }
 
-  private async bounded<T>(p: Promise<T>): Promise<T> {
+  private bounded<T>(p: Promise<T>): Promise<T> {
     const { timeoutMs } = this.opts;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      return await Promise.race([p, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withTimeout(p, timeoutMs, () => new StoreTimeoutError(`no answer within ${timeoutMs} ms`));
   }
 }
 
