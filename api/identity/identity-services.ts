@@ -120,6 +120,8 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
       freeFailures: config.rateLimit.signInFreeFailures,
       maxDelayMs: config.rateLimit.signInMaxDelaySeconds * 1000,
       addressFailuresPerMinute: config.rateLimit.signInPerMinute,
+      onStoreError: (err) =>
+        deps.log?.warn({ err }, 'sign-in throttle store unreachable; attempt let through'),
       now,
     }),
   };

@@ -17,6 +17,11 @@ export interface SigninThrottleOptions {
   maxDelayMs: number;
   /** Wrong passwords per minute from one address, whatever the account (credential stuffing). */
   addressFailuresPerMinute: number;
+  /**
+   * The store is unreachable: the attempt is let through, as every Colony limiter fails open, so an
+   * outage of the store does not lock everyone out of sign-in.
+   */
+  onStoreError?: (err: unknown) => void;
   now?: () => number;
 }
 
@@ -64,6 +69,15 @@ export class SigninThrottle {
   }
 
   async admit(address: string, email: string): Promise<SigninAdmission> {
+    try {
+      return await this.admitOrThrow(address, email);
+    } catch (err) {
+      this.opts.onStoreError?.(err);
+      return { allowed: true, ticket: { succeeded: async () => {} } };
+    }
+  }
+
+  private async admitOrThrow(address: string, email: string): Promise<SigninAdmission> {
     const { store } = this.opts;
     const now = this.now();
     const pair = pairKey(address, email);
@@ -91,7 +105,7 @@ export class SigninThrottle {
     const offset = now - pairWindow + 1;
     await triedAt(ordinal, offset);
     const succeeded = async () => {
-      await Promise.all([refund(), triedAt(ordinal, -offset)]);
+      await Promise.all([refund(), triedAt(ordinal, -offset)]).catch((err) => this.opts.onStoreError?.(err));
     };
     return { allowed: true, ticket: { succeeded } };
   }
