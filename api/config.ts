@@ -148,6 +148,8 @@ export const envSchema = z.object({
   COLONY_API_RATE_LIMIT: positiveInt.default(300),
   COLONY_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   COLONY_SIGNIN_RATE_LIMIT: positiveInt.default(10),
+  COLONY_SIGNIN_FREE_FAILURES: positiveInt.default(5),
+  COLONY_SIGNIN_MAX_DELAY_SECONDS: positiveInt.max(3600).default(300),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SHARED_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
@@ -271,8 +273,15 @@ export interface Config {
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
     apiPerWindow: number;
-    /** Password attempts (sign-in and sign-up) per minute per client address and per email. */
+    /**
+     * Sign-up attempts per minute per client address and per email; wrong sign-in passwords per
+     * minute per client address, whatever the account.
+     */
     signInPerMinute: number;
+    /** Wrong passwords one address may try for one account before each further try waits. */
+    signInFreeFailures: number;
+    /** The cap of that progressive wait. */
+    signInMaxDelaySeconds: number;
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
     redisUrl: string | undefined;
@@ -382,6 +391,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       apiPerWindow: e.COLONY_API_RATE_LIMIT,
       signInPerMinute: e.COLONY_SIGNIN_RATE_LIMIT,
+      signInFreeFailures: e.COLONY_SIGNIN_FREE_FAILURES,
+      signInMaxDelaySeconds: e.COLONY_SIGNIN_MAX_DELAY_SECONDS,
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
       redisUrl: e.REDIS_URL,

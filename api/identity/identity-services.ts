@@ -9,6 +9,7 @@ import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
+import { SigninThrottle } from './accounts/signin-throttle.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { KeyReveals } from './keys/key-reveals.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
@@ -23,7 +24,10 @@ export interface IdentityServices {
   cookiePolicy: CookiePolicy;
   /** Signs the session cookie; generated once and shared by every replica through the database. */
   cookieSecret: string;
+  /** Sign-up attempts per address and per email. */
   signInLimiter: RateLimiter;
+  /** Wrong sign-in passwords per (address, account) with progressive delays, and per address. */
+  signinThrottle: SigninThrottle;
   /** The OAuth 2.1 / OpenID Connect authorization server (oidc-provider). */
   authorizationServer: AuthorizationServer;
   apiKeys: ApiKeyService;
@@ -109,6 +113,15 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
       limit: config.rateLimit.signInPerMinute,
       windowMs: 60_000,
       store: counterStore,
+      now,
+    }),
+    signinThrottle: new SigninThrottle({
+      store: counterStore,
+      freeFailures: config.rateLimit.signInFreeFailures,
+      maxDelayMs: config.rateLimit.signInMaxDelaySeconds * 1000,
+      addressFailuresPerMinute: config.rateLimit.signInPerMinute,
+      onStoreError: (err) =>
+        deps.log?.warn({ err }, 'sign-in throttle store unreachable; attempt let through'),
       now,
     }),
   };

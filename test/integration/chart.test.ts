@@ -275,17 +275,49 @@ describe('image, pod annotations and disruption budgets as rendered', () => {
   });
 });
 
+/** `helm template` of the chart with these values (and a token), as objects. */
+function renderChart(values: Record<string, unknown>): { kind?: string }[] {
+  return loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ ...renderToken, ...values })])) as {
+    kind?: string;
+  }[];
+}
+
+/** The first container's env of the rendered `x-colony-<component>` Deployment. */
+function containerEnv(docs: { kind?: string }[], component: string): V1EnvVar[] {
+  const deployment = docs.find(
+    (d) => d.kind === 'Deployment' && (d as V1Deployment).metadata?.name === `x-colony-${component}`,
+  ) as V1Deployment | undefined;
+  return deployment?.spec?.template.spec?.containers[0]?.env ?? [];
+}
+
+describe('the client address behind the chart Ingress (api.trustProxy)', () => {
+  const trustProxy = (values: Record<string, unknown>) =>
+    containerEnv(renderChart(values), 'api').find((e) => e.name === 'COLONY_TRUST_PROXY')?.value;
+
+  it('trusts one hop, the ingress controller, when the Ingress is on and api.trustProxy is empty', () => {
+    expect(trustProxy({ 'ingress.enabled': true })).toBe('1');
+  });
+
+  it('sets nothing without an Ingress, so clients that connect directly cannot name their address', () => {
+    expect(trustProxy({})).toBeUndefined();
+    expect(trustProxy({ 'ingress.enabled': false })).toBeUndefined();
+  });
+
+  it('lets an explicit api.trustProxy win, with or without the Ingress', () => {
+    expect(trustProxy({ 'ingress.enabled': true, 'api.trustProxy': '10.0.0.0/8' })).toBe('10.0.0.0/8');
+    expect(trustProxy({ 'ingress.enabled': true, 'api.trustProxy': '2' })).toBe('2');
+    expect(trustProxy({ 'ingress.enabled': true, 'api.trustProxy': 'false' })).toBe('false');
+    expect(trustProxy({ 'api.trustProxy': '1' })).toBe('1');
+  });
+
+  it('never sets it on the controller', () => {
+    const env = containerEnv(renderChart({ 'ingress.enabled': true }), 'controller');
+    expect(env.some((e) => e.name === 'COLONY_TRUST_PROXY')).toBe(false);
+  });
+});
+
 describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => {
-  const render = (values: Record<string, unknown>) =>
-    loadAllYaml(helm(['template', 'x', chartDir, ...setJson({ ...renderToken, ...values })])) as {
-      kind?: string;
-    }[];
-  const containerEnv = (docs: { kind?: string }[], component: string): V1EnvVar[] => {
-    const deployment = docs.find(
-      (d) => d.kind === 'Deployment' && (d as V1Deployment).metadata?.name === `x-colony-${component}`,
-    ) as V1Deployment | undefined;
-    return deployment?.spec?.template.spec?.containers[0]?.env ?? [];
-  };
+  const render = renderChart;
   const refOf = (env: V1EnvVar[], name: string) => env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
 
   it('puts extra keys in the chart Secret and gives each component only its optional references', () => {

@@ -21,7 +21,7 @@ const hidden = { schema: { hide: true } };
 
 type Query = { Querystring: { return_to?: string } };
 
-/** Sign-in attempts per client address and per email; true when this one is allowed. */
+/** Sign-up attempts per client address and per email; true when this one is allowed. */
 async function withinAttemptBudget(
   identity: IdentityServices,
   request: FastifyRequest,
@@ -33,6 +33,15 @@ async function withinAttemptBudget(
     limiter.consume(`email:${email.toLowerCase()}`),
   ]);
   return byAddress.allowed && byEmail.allowed;
+}
+
+/** What a refused sign-in says: how long to wait, and why. */
+function tooManyFailures(refusal: { retryAfterSeconds: number; reason: 'pair' | 'address' }): string {
+  const seconds = refusal.retryAfterSeconds;
+  const wait = `Wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`;
+  return refusal.reason === 'pair'
+    ? `Too many wrong passwords for this account from your address. ${wait}`
+    : `Too many wrong passwords from your address. ${wait}`;
 }
 
 async function startSession(
@@ -122,16 +131,15 @@ export async function identityPages(app: FastifyInstance, opts: IdentityPagesOpt
     const parsed = signinForm.safeParse(body);
     if (!parsed.success)
       return html(reply, 400, renderSigninPage({ ...view, errors: fieldErrors(parsed.error) }));
-    if (!(await withinAttemptBudget(identity, request, parsed.data.email))) {
-      return html(
-        reply,
-        429,
-        renderSigninPage({ ...view, message: 'Too many attempts. Wait a minute and try again.' }),
-      );
+    const admission = await identity.signinThrottle.admit(request.ip, parsed.data.email);
+    if (!admission.allowed) {
+      reply.header('retry-after', String(admission.retryAfterSeconds));
+      return html(reply, 429, renderSigninPage({ ...view, message: tooManyFailures(admission) }));
     }
     const account = await identity.accounts.verifyCredentials(parsed.data.email, parsed.data.password);
     if (!account)
       return html(reply, 401, renderSigninPage({ ...view, message: 'The email or password is wrong.' }));
+    await admission.ticket.succeeded();
     await startSession(identity, request, reply, account.id);
     return reply.redirect(returnTo, 303);
   });
