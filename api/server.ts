@@ -178,6 +178,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     handlers: jobHandlers,
     log: app.log,
     pollMs: config.jobPollMs,
+    leaseMs: config.jobLeaseMs,
     now,
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
