@@ -150,6 +150,7 @@ export const envSchema = z.object({
   COLONY_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   COLONY_SIGNIN_RATE_LIMIT: positiveInt.default(10),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
+  COLONY_RATE_LIMIT_ALGORITHM: z.enum(['fixed', 'sliding']).default('fixed'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
   COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
@@ -277,6 +278,8 @@ export interface Config {
     signInPerMinute: number;
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
+    /** `sliding` also weighs the previous window, so no window boundary lets twice the limit through. */
+    algorithm: 'fixed' | 'sliding';
     redisUrl: string | undefined;
   };
   skillsDir: string;
@@ -386,6 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signInPerMinute: e.COLONY_SIGNIN_RATE_LIMIT,
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
+      algorithm: e.COLONY_RATE_LIMIT_ALGORITHM,
       redisUrl: e.REDIS_URL,
     },
     skillsDir: e.COLONY_SKILLS_DIR ?? new URL('../skills', import.meta.url).pathname,

@@ -46,8 +46,9 @@ import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
 import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
-import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
+import { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
+import { storeFor, type WindowPairStore } from './shared/rate-limit/sliding-window.ts';
 import { requestIdFrom } from './shared/request-id.ts';
 
 export interface BuildOptions {
@@ -82,7 +83,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   };
 }
 
-function counterStore(config: Config, storage: Storage): CounterStore {
+function counterStore(config: Config, storage: Storage): WindowPairStore {
   switch (config.rateLimit.store) {
     case 'redis':
       return new RedisCounterStore(config.rateLimit.redisUrl ?? '');
@@ -182,7 +183,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
-  const store = counterStore(config, storage);
+  const store = storeFor(counterStore(config, storage), config.rateLimit.algorithm, now);
   const identity = await createIdentityServices({ config, storage, counterStore: store, now, log: app.log });
   // The bootstrap token and API keys reach every resource; OAuth access tokens only their audience.
   const resources = colonyResources(config.baseUrl);
