@@ -21,6 +21,7 @@ import { TasksRepo } from './office/tasks-repo.ts';
 import { RateLimitCountersRepo } from './shared/rate-limit/rate-limit-counters-repo.ts';
 import type { Migration } from './storage/migration-runner.ts';
 import { openDatabase, type StorageHandle, type StorageTarget } from './storage/open-database.ts';
+import type { SqlDriver } from './storage/sql-driver.ts';
 
 export interface Storage extends StorageHandle {
   readonly skills: SkillsRepo;
@@ -54,21 +55,23 @@ export const migrations: readonly Migration[] = [
   ...keyRevealMigrations, // 204
 ];
 
+/** Every repository on one driver (a test may hand it a driver that observes the queries). */
+export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof StorageHandle> {
+  return {
+    skills: new SkillsRepo(driver),
+    jobs: new JobsRepo(driver),
+    rateLimitCounters: new RateLimitCountersRepo(driver),
+    tasks: new TasksRepo(driver),
+    connect: new ConnectRepo(driver),
+    checkoutSessions: new CheckoutSessionsRepo(driver),
+    checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
+    subscriptions: new SubscriptionsRepo(driver),
+    billingHandoffs: new BillingHandoffsRepo(driver),
+    identity: new IdentityRepos(driver),
+    snapshots: new SnapshotsRepo(driver),
+  };
+}
+
 export function openStorage(target: StorageTarget): Promise<Storage> {
-  return openDatabase(target, {
-    migrations,
-    repositories: (driver) => ({
-      skills: new SkillsRepo(driver),
-      jobs: new JobsRepo(driver),
-      rateLimitCounters: new RateLimitCountersRepo(driver),
-      tasks: new TasksRepo(driver),
-      connect: new ConnectRepo(driver),
-      checkoutSessions: new CheckoutSessionsRepo(driver),
-      checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
-      subscriptions: new SubscriptionsRepo(driver),
-      billingHandoffs: new BillingHandoffsRepo(driver),
-      identity: new IdentityRepos(driver),
-      snapshots: new SnapshotsRepo(driver),
-    }),
-  });
+  return openDatabase(target, { migrations, repositories: storageRepositories });
 }

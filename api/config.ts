@@ -132,6 +132,7 @@ export const envSchema = z.object({
   COLONY_ENVIRONMENT: z.enum(['production', 'sandbox']).default('production'),
   COLONY_ALLOWED_ORIGINS: allowedOrigins.default([]),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  COLONY_DATABASE_POOL_SIZE: positiveInt.max(1000).default(10),
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
   COLONY_BACKUPS_SWEEP_SECONDS: z.coerce.number().int().min(0).default(300),
   COLONY_BACKUPS_DIR: z.string().min(1).optional(),
@@ -151,11 +152,13 @@ export const envSchema = z.object({
   COLONY_SIGNIN_FREE_FAILURES: positiveInt.default(5),
   COLONY_SIGNIN_MAX_DELAY_SECONDS: positiveInt.max(3600).default(300),
   COLONY_RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
+  COLONY_RATE_LIMIT_ALGORITHM: z.enum(['fixed', 'sliding']).default('fixed'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   COLONY_SHARED_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
   COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
   COLONY_JOB_POLL_MS: positiveInt.default(500),
+  COLONY_JOB_LEASE_SECONDS: positiveInt.min(3, 'must be at least 3 (seconds)').max(86_400).default(60),
   COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   COLONY_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   COLONY_SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
@@ -216,7 +219,8 @@ export interface Config {
    */
   allowedOrigins: readonly string[];
   environment: 'production' | 'sandbox';
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /** PostgreSQL: `maxConnections` is this replica's pool; every replica opens its own. */
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; maxConnections: number };
   dataDir: string;
   /**
    * Backups (api/backups): how often the schedule sweep runs (0 turns scheduled snapshots off), and
@@ -284,6 +288,8 @@ export interface Config {
     signInMaxDelaySeconds: number;
     windowSeconds: number;
     store: 'memory' | 'postgres' | 'redis';
+    /** `sliding` also weighs the previous window, so no window boundary lets twice the limit through. */
+    algorithm: 'fixed' | 'sliding';
     redisUrl: string | undefined;
     /** Longest a shared store (Redis, PostgreSQL) may take to count a request before it is let through. */
     storeTimeoutMs: number;
@@ -291,6 +297,8 @@ export interface Config {
   skillsDir: string;
   integrationsDir: string;
   jobPollMs: number;
+  /** How long a claimed job stays its runner's; a crashed runner's job is claimed again after it. */
+  jobLeaseMs: number;
   bodyLimitBytes: number;
   /** How long a client may take to send a whole request (headers and body); 0 never times out. */
   requestTimeoutMs: number;
@@ -351,7 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: [...new Set([new URL(baseUrl).origin, ...e.COLONY_ALLOWED_ORIGINS])],
     environment: e.COLONY_ENVIRONMENT,
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL }
+      ? { kind: 'postgres', url: e.DATABASE_URL, maxConnections: e.COLONY_DATABASE_POOL_SIZE }
       : { kind: 'sqlite', file: `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/colony.db` },
     dataDir: e.COLONY_DATA_DIR,
     backups: {
@@ -395,12 +403,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signInMaxDelaySeconds: e.COLONY_SIGNIN_MAX_DELAY_SECONDS,
       windowSeconds: e.COLONY_RATE_LIMIT_WINDOW_SECONDS,
       store: e.COLONY_RATE_LIMIT_STORE,
+      algorithm: e.COLONY_RATE_LIMIT_ALGORITHM,
       redisUrl: e.REDIS_URL,
       storeTimeoutMs: e.COLONY_SHARED_STORE_TIMEOUT_MS,
     },
     skillsDir: e.COLONY_SKILLS_DIR ?? new URL('../skills', import.meta.url).pathname,
     integrationsDir: e.COLONY_INTEGRATIONS_DIR ?? new URL('../integrations', import.meta.url).pathname,
     jobPollMs: e.COLONY_JOB_POLL_MS,
+    jobLeaseMs: e.COLONY_JOB_LEASE_SECONDS * 1000,
     bodyLimitBytes: e.COLONY_BODY_LIMIT_BYTES,
     requestTimeoutMs: e.COLONY_REQUEST_TIMEOUT_SECONDS * 1000,
     shutdownGraceMs: e.COLONY_SHUTDOWN_GRACE_MS,

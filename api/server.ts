@@ -55,6 +55,11 @@ import { MemoryCounterStore } from './shared/rate-limit/memory-store.ts';
 import { PostgresCounterStore } from './shared/rate-limit/postgres-store.ts';
 import { type CounterStore, RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 import { RedisCounterStore } from './shared/rate-limit/redis-store.ts';
+import { storeFor, type WindowPairStore } from './shared/rate-limit/sliding-window.ts';
+
+/** A shared store that can count by either algorithm. */
+type SharedWindowStore = SharedCounterStore & WindowPairStore;
+
 import { requestIdFrom } from './shared/request-id.ts';
 
 export interface BuildOptions {
@@ -90,7 +95,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 }
 
 /** The configured shared counter store; undefined means in-process counters (one replica). */
-function sharedCounterStore(config: Config, storage: Storage): SharedCounterStore | undefined {
+function sharedCounterStore(config: Config, storage: Storage): SharedWindowStore | undefined {
   const { store, redisUrl, storeTimeoutMs } = config.rateLimit;
   if (store === 'redis') return new RedisCounterStore(redisUrl ?? '', { timeoutMs: storeTimeoutMs });
   if (store === 'postgres') return new PostgresCounterStore(storage.rateLimitCounters);
@@ -101,11 +106,19 @@ function sharedCounterStore(config: Config, storage: Storage): SharedCounterStor
  * A shared store is bounded by COLONY_SHARED_STORE_TIMEOUT_MS and watched: its outages are logged
  * once each way and counted in metrics, and the limiter lets requests through while it lasts.
  */
-function guardStore(config: Config, shared: SharedCounterStore, metrics: Metrics, log: FastifyBaseLogger) {
+function guardStore(
+  config: Config,
+  shared: SharedWindowStore,
+  metrics: Metrics,
+  log: FastifyBaseLogger,
+  now: () => number,
+) {
   const up = metrics.dependencyUp.labels(shared.name);
   up.set(1);
   return new GuardedCounterStore(shared, {
     timeoutMs: config.rateLimit.storeTimeoutMs,
+    // Hits are counted by the configured algorithm; health checks go to the store itself.
+    counter: storeFor(shared, config.rateLimit.algorithm, now),
     onChange: (health) => {
       up.set(health.up ? 1 : 0);
       if (health.up) log.info({ store: shared.name }, 'rate-limit store answers again; limits enforced');
@@ -187,9 +200,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const k = config.kubernetes;
   const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
   const shared = sharedCounterStore(config, storage);
-  const sharedStore = shared && guardStore(config, shared, metrics, app.log);
+  const sharedStore = shared && guardStore(config, shared, metrics, app.log, now);
   await sharedStore?.open();
-  const store: CounterStore = sharedStore ?? new MemoryCounterStore();
+  const store: CounterStore =
+    sharedStore ?? storeFor(new MemoryCounterStore(), config.rateLimit.algorithm, now);
   const probes = buildProbes(config, storage, now(), kc, sharedStore);
   const backups = new BackupServices({
     snapshots: storage.snapshots,
@@ -210,6 +224,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     handlers: jobHandlers,
     log: app.log,
     pollMs: config.jobPollMs,
+    leaseMs: config.jobLeaseMs,
     now,
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });

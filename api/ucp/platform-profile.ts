@@ -75,6 +75,8 @@ function ttlFrom(cacheControl: string | undefined): number {
 
 export class PlatformProfiles {
   private readonly cache = new Map<string, { profile: PlatformProfile; until: number }>();
+  /** Fetches under way, so concurrent requests for one profile share one (dropped once settled). */
+  private readonly inFlight = new Map<string, Promise<PlatformProfile>>();
   private readonly dispatcher: Agent;
   private readonly now: () => number;
   private readonly allowPrivateAddresses: boolean;
@@ -98,8 +100,17 @@ export class PlatformProfiles {
       this.cache.set(key, hit);
       return hit.profile;
     }
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const fetching = this.fetchIntoCache(url).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, fetching);
+    return fetching;
+  }
+
+  /** Only successes are cached: the next request after a failure fetches again. */
+  private async fetchIntoCache(url: URL): Promise<PlatformProfile> {
     const { profile, ttlMs } = await this.fetch(url);
-    this.cache.set(key, { profile, until: this.now() + ttlMs });
+    this.cache.set(url.href, { profile, until: this.now() + ttlMs });
     while (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     return profile;
   }

@@ -49,7 +49,11 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://u:p@db:5432/colony',
       COLONY_BASE_URL: 'https://api.example.com/',
     });
-    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db:5432/colony' });
+    expect(c.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:p@db:5432/colony',
+      maxConnections: 10,
+    });
     expect(c.baseUrl).toBe('https://api.example.com');
   });
 

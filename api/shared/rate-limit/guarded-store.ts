@@ -18,6 +18,8 @@ export interface StoreHealth {
 
 export interface GuardedStoreOptions {
   timeoutMs: number;
+  /** What counts the hits, when not the store itself: a sliding-window view of it (sliding-window.ts). */
+  counter?: CounterStore;
   /** Called on each change of state only: once when an outage begins, once when it ends. */
   onChange?: (health: StoreHealth) => void;
   /** Called for every hit that failed, with the limiter's bucket (what the limiter lets through). */
@@ -32,12 +34,14 @@ export class StoreTimeoutError extends Error {
 export class GuardedCounterStore implements CounterStore {
   readonly name: string;
   private readonly inner: SharedCounterStore;
+  private readonly counter: CounterStore;
   private readonly opts: GuardedStoreOptions;
   private readonly now: () => number;
   private state: StoreHealth;
 
   constructor(inner: SharedCounterStore, opts: GuardedStoreOptions) {
     this.inner = inner;
+    this.counter = opts.counter ?? inner;
     this.name = inner.name;
     this.opts = opts;
     this.now = opts.now ?? Date.now;
@@ -54,7 +58,7 @@ export class GuardedCounterStore implements CounterStore {
 
   async hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number> {
     try {
-      const count = await this.bounded(Promise.resolve(this.inner.hit(key, windowStart, cost, windowMs)));
+      const count = await this.bounded(Promise.resolve(this.counter.hit(key, windowStart, cost, windowMs)));
       this.mark(undefined);
       return count;
     } catch (err) {

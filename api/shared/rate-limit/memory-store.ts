@@ -1,7 +1,7 @@
 // In-process counters: the default when a single replica serves the API.
-import type { CounterStore } from './rate-limiter.ts';
+import { alternatingKey, type WindowPair, type WindowPairStore } from './sliding-window.ts';
 
-export class MemoryCounterStore implements CounterStore {
+export class MemoryCounterStore implements WindowPairStore {
   readonly name = 'memory';
   private readonly counters = new Map<string, { windowStart: number; count: number }>();
   private readonly sweeper: NodeJS.Timeout;
@@ -20,6 +20,13 @@ export class MemoryCounterStore implements CounterStore {
     }
     entry.count += cost;
     return entry.count;
+  }
+
+  hitPair(key: string, windowStart: number, cost: number, windowMs: number): WindowPair {
+    const current = this.hit(alternatingKey(key, windowStart, windowMs), windowStart, cost);
+    const previousStart = windowStart - windowMs;
+    const before = this.counters.get(alternatingKey(key, previousStart, windowMs));
+    return { current, previous: before?.windowStart === previousStart ? before.count : 0 };
   }
 
   sweep(now: number, maxWindowMs = 3_600_000): void {

@@ -1,6 +1,6 @@
 // Counters in Redis, shared by every replica; one key per client and window, expiring with it.
 import { Redis } from 'ioredis';
-import type { CounterStore } from './rate-limiter.ts';
+import type { WindowPair, WindowPairStore } from './sliding-window.ts';
 
 export interface RedisCounterStoreOptions {
   /** Longest a command may take before it fails (the limiter then lets the request through). */
@@ -10,7 +10,7 @@ export interface RedisCounterStoreOptions {
 // Reconnect quickly at first, then every 2 s at most, for as long as the outage lasts.
 const reconnectDelay = (attempt: number): number => Math.min(50 * 2 ** attempt, 2_000);
 
-export class RedisCounterStore implements CounterStore {
+export class RedisCounterStore implements WindowPairStore {
   readonly name = 'redis';
   private readonly redis: Redis;
 
@@ -49,6 +49,20 @@ export class RedisCounterStore implements CounterStore {
 
   async ping(): Promise<void> {
     await this.redis.ping();
+  }
+
+  /** Sliding window: one MULTI adds to this window's key (kept through the next window) and reads the last one's. */
+  async hitPair(key: string, windowStart: number, cost: number, windowMs: number): Promise<WindowPair> {
+    const redisKey = `colony:rl:${key}:${windowStart}`;
+    const results = await this.redis
+      .multi()
+      .incrby(redisKey, cost)
+      .pexpire(redisKey, 2 * windowMs + 1000)
+      .get(`colony:rl:${key}:${windowStart - windowMs}`)
+      .exec();
+    const failed = results?.find(([err]) => err)?.[0];
+    if (!results || failed) throw failed ?? new Error('redis returned no result');
+    return { current: Number(results[0]?.[1]), previous: Number(results[2]?.[1] ?? 0) };
   }
 
   async close(): Promise<void> {
