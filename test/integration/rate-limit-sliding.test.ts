@@ -31,7 +31,10 @@ const stores: [string, () => Promise<WindowPairStore>][] = [
     async () => {
       const url = process.env.TEST_REDIS_URL;
       if (!url) throw new Error('TEST_REDIS_URL is not set (run `make test`)');
-      return new RedisCounterStore(url, { timeoutMs: 1000 });
+      // Without an offline queue, commands before the first connection would fail (and fail open).
+      const store = new RedisCounterStore(url, { timeoutMs: 1000 });
+      await store.open();
+      return store;
     },
   ],
   [
