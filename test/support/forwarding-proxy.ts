@@ -1,5 +1,6 @@
 // A reverse proxy in front of a test server, doing what an ingress controller does with the client's
-// address: it appends the address it sees to X-Forwarded-For and passes the rest through.
+// address: it appends the address it sees to X-Forwarded-For and passes the rest through, to one upstream
+// or round-robin to several.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,21 +18,36 @@ export function forwardedFor(incoming: IncomingMessage): string {
   return [...entries, peer].join(', ');
 }
 
-export async function startForwardingProxy(upstream: string): Promise<ForwardingProxy> {
-  const target = new URL(upstream);
-  const server: Server = createServer((incoming, outgoing) => {
+/**
+ * A proxy over one upstream, or round-robin over several. Like an ingress controller's default
+ * (proxy_next_upstream error), a request whose upstream refuses the connection is tried on the next one,
+ * so a replica that has stopped listening drops out; the body is read first so it can be sent again.
+ */
+export async function startForwardingProxy(upstreams: string | string[]): Promise<ForwardingProxy> {
+  const targets = [upstreams].flat().map((u) => new URL(u));
+  let turn = 0;
+  const server: Server = createServer(async (incoming, outgoing) => {
     const headers = { ...incoming.headers, 'x-forwarded-for': forwardedFor(incoming) };
-    const forward = httpRequest(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forward.on('error', () => {
-      outgoing.writeHead(502).end();
-    });
-    incoming.pipe(forward);
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const first = turn++;
+    const attempt = (tried: number): void => {
+      const target = targets[(first + tried) % targets.length] as URL;
+      const forward = httpRequest(
+        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forward.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ECONNREFUSED' && tried + 1 < targets.length) attempt(tried + 1);
+        else if (!outgoing.headersSent) outgoing.writeHead(502).end();
+      });
+      forward.end(body);
+    };
+    attempt(0);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
