@@ -3,6 +3,7 @@
 // together. Shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
 // replica leaving. PostgreSQL only: replicas share a database server, never a SQLite file.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,7 @@ interface Replica {
   app: Awaited<ReturnType<typeof buildServer>>;
   storage: Storage;
   dataDir: string;
+  port: number;
 }
 
 describe('many replicas behind one proxy, over one PostgreSQL and one Redis', () => {
@@ -70,7 +72,7 @@ describe('many replicas behind one proxy, over one PostgreSQL and one Redis', ()
       const app = await buildServer(config, { storage, now: () => clock.now, runJobs: false });
       const port = await freePort();
       await app.listen({ port, host: '127.0.0.1' });
-      replicas.push({ app, storage, dataDir });
+      replicas.push({ app, storage, dataDir, port });
       upstreams.push(`http://127.0.0.1:${port}`);
     }
     proxy = await startForwardingProxy(upstreams);
@@ -240,12 +242,45 @@ describe('many replicas behind one proxy, over one PostgreSQL and one Redis', ()
     expect(agents.hits.get('/agent/2026-01-23')).toBeLessThanOrEqual(REPLICAS);
   });
 
-  it('keeps serving through the proxy while one replica shuts down', async () => {
+  /**
+   * Holds one request open on a replica's own port (its body still coming), starts that replica's
+   * shutdown, runs `meanwhile`, then sends one more request on the held connection: what a request that
+   * reaches a closing replica gets. Returns that last answer's head and body.
+   */
+  async function askWhileClosing(r: Replica, meanwhile: () => Promise<void>) {
+    const socket = connect(r.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => {
+      received += d.toString('latin1');
+    });
+    const ended = new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const held = 'Content-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{';
+    socket.write(`POST /api/v1/nope HTTP/1.1\r\nHost: colony\r\n${held}`);
+    await eventually(async () => received.startsWith('HTTP/1.1 100'));
+    const closed = r.app.close();
+    await eventually(async () => !r.app.server.listening);
+    await meanwhile();
+    socket.write('}GET /api/v1/pricing HTTP/1.1\r\nHost: colony\r\n\r\n');
+    await ended;
+    await closed;
+    const last = received.slice(received.lastIndexOf('HTTP/1.1 '));
+    const split = last.indexOf('\r\n\r\n');
+    return { head: last.slice(0, split).toLowerCase(), body: last.slice(split + 4) };
+  }
+
+  it('answers 503 shutting_down on a closing replica while the others serve through the proxy', async () => {
     const leaving = replicas.at(-1);
     if (!leaving) throw new Error('no replica');
-    await leaving.app.close();
-    // The proxy moves on from the replica that stopped listening; the others answer every request.
-    const { statuses } = await reads('127.0.0.11', LIMIT + 2);
+    let statuses: number[] = [];
+    const { head, body } = await askWhileClosing(leaving, async () => {
+      // The proxy moves on from the replica that stopped listening; the others answer every request.
+      statuses = (await reads('127.0.0.11', LIMIT + 2)).statuses;
+    });
     expect(statuses).toEqual(enforced);
+    expect(head).toMatch(/^http\/1\.1 503 /);
+    expect(head).toContain('content-type: application/problem+json');
+    expect(head).toMatch(/\r\nretry-after: \d+\r\n/);
+    expect(JSON.parse(body)).toMatchObject({ status: 503, code: 'shutting_down' });
   });
 });
