@@ -97,7 +97,12 @@ export function frameworkError<C extends string>(
 }
 
 /** Logs what the client is not told: an unexpected error in full, an unreachable dependency as a warning. */
-export function logMapped(request: FastifyRequest, kind: FrameworkErrorKind, err: unknown, what: string): void {
+export function logMapped(
+  request: FastifyRequest,
+  kind: FrameworkErrorKind,
+  err: unknown,
+  what: string,
+): void {
   if (kind === 'internal_error') request.log.error({ err }, what);
   else if (kind === 'service_unavailable') request.log.warn({ err }, 'dependency unavailable');
 }
