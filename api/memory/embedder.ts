@@ -9,20 +9,19 @@ export interface Embedder {
 
 const BATCH = 64;
 const TIMEOUT_MS = 15_000;
-// Three timeouts in a row cost three requests 15 s each; the next minute's go without vectors at once.
-const BREAKER = { failures: 3, coolDownMs: 60_000 };
 
 export interface EmbedderOptions {
   url: string;
   model: string;
   apiKey: string | undefined;
   timeoutMs?: number;
-  /** Shared by every call; the default opens after 3 consecutive failures for a minute. */
+  /** Shared by every call; the default opens after 3 consecutive failures for a minute, so a hung API
+   * costs three requests a timeout each, and the next minute's are stored without vectors at once. */
   breaker?: CircuitBreaker;
 }
 
 export function openAiEmbedder(opts: EmbedderOptions): Embedder {
-  const breaker = opts.breaker ?? circuitBreaker({ ...BREAKER, now: Date.now });
+  const breaker = opts.breaker ?? circuitBreaker();
   async function batch(input: readonly string[]): Promise<Float32Array[]> {
     const res = await fetch(`${opts.url}/embeddings`, {
       method: 'POST',

@@ -22,7 +22,11 @@ export interface CircuitBreaker {
   state(): CircuitState;
 }
 
-export function circuitBreaker(opts: CircuitBreakerOptions): CircuitBreaker {
+// Three failed calls in a row (each up to its timeout), then a minute of answering without the dependency.
+const DEFAULTS: CircuitBreakerOptions = { failures: 3, coolDownMs: 60_000, now: Date.now };
+
+export function circuitBreaker(options: Partial<CircuitBreakerOptions> = {}): CircuitBreaker {
+  const opts = { ...DEFAULTS, ...options };
   let failed = 0;
   let openedAt: number | undefined;
   let probing = false;
