@@ -193,6 +193,7 @@ export const envSchema = z.object({
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key')
     .optional(),
   COLONY_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COLONY_PAYMENT_TIMEOUT_SECONDS: positiveInt.max(60).default(10),
   STRIPE_WEBHOOK_SECRET: z
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
@@ -312,6 +313,8 @@ export interface Config {
     stripeSecretKey: string | undefined;
     /** Another Stripe API address (stripe-mock in tests). */
     stripeApiUrl: string | undefined;
+    /** How long one call to the processor may take; a timed-out call is retried once (idempotency keys). */
+    processorTimeoutMs: number;
     /** Signing secret of the Stripe webhook endpoint; unset, the endpoint answers 503. */
     stripeWebhookSecret: string | undefined;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
@@ -421,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       processor: e.COLONY_PAYMENT_PROCESSOR,
       stripeSecretKey: e.STRIPE_SECRET_KEY,
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
+      processorTimeoutMs: e.COLONY_PAYMENT_TIMEOUT_SECONDS * 1000,
       stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
     },

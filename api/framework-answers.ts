@@ -11,7 +11,7 @@ import type {
 import { type ErrorAnswer, type ErrorFormat, errorFormat, type RequestFacts } from './error-formats.ts';
 import { messageFor } from './shared/error-catalogue.ts';
 import type { FinishedResponse } from './shared/finished-response.ts';
-import { frameworkError, noRoute, pathOf } from './shared/framework-errors.ts';
+import { frameworkError, logMapped, noRoute, pathOf } from './shared/framework-errors.ts';
 import { ProblemError } from './shared/problem.ts';
 import { collectRoutes, servedMethods } from './shared/route-table.ts';
 import { surfaceOfPath } from './shared/surface-of-path.ts';
@@ -88,9 +88,11 @@ export function frameworkAnswers(baseUrl: string): FrameworkAnswers {
             return { code, message: detail, fields: errors, headers, extensions };
           }
           const mapped = frameworkError(f.catalogue, err);
-          if (mapped.kind === 'internal_error') request.log.error({ err }, 'unhandled error');
+          logMapped(request, mapped.kind, err, 'unhandled error');
           // Nothing serves the request, so what its body was like does not matter (a QUERY without a type).
-          else if (request.is404) return noRoute(f.catalogue, request, servedMethods(request));
+          if (mapped.kind !== 'internal_error' && request.is404) {
+            return noRoute(f.catalogue, request, servedMethods(request));
+          }
           return mapped;
         }),
       );

@@ -109,7 +109,8 @@ export const acpErrors = errorCatalogue(
     },
     service_unavailable: {
       status: 503,
-      description: 'A dependency (the database) is not reachable; retry later.',
+      description: 'A dependency (the database) is not reachable; retry after Retry-After seconds.',
+      message: 'A dependency is not reachable; retry after {seconds} seconds.',
     },
     request_timeout: {
       status: 408,

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type CatalogueError, messageFor } from '../shared/error-catalogue.ts';
 import type { FinishedResponse } from '../shared/finished-response.ts';
-import { frameworkError } from '../shared/framework-errors.ts';
+import { frameworkError, logMapped } from '../shared/framework-errors.ts';
 import type { CheckoutAdapter, RefusalAnswer } from './checkout-adapter.ts';
 import { type Refusal, refusalDetails } from './checkout-refusals.ts';
 import { jsonResponse, sendFinished } from './send-response.ts';
@@ -61,8 +61,8 @@ export function checkoutErrors<V, C extends string, E extends CatalogueError<C>>
     fromThrown(err, request) {
       if (is(err)) return err;
       const mapped = frameworkError(catalogue, err);
-      if (mapped.kind === 'internal_error') request.log.error({ err }, `unhandled error on ${label}`);
-      return create(mapped.code, mapped.message, {});
+      logMapped(request, mapped.kind, err, `unhandled error on ${label}`);
+      return create(mapped.code, mapped.message, mapped.headers ? { headers: mapped.headers } : {});
     },
     respond,
     send: (request, reply, err) => sendFinished(reply, respond(err, request)),

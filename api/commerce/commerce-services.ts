@@ -80,10 +80,11 @@ export function buildCommerce(deps: {
 }
 
 function buildProcessor(config: Config, storage: Storage, now: () => number): PaymentProcessor {
-  const { processor, stripeSecretKey, stripeApiUrl } = config.commerce;
+  const { processor, stripeSecretKey, stripeApiUrl, processorTimeoutMs } = config.commerce;
   if (processor === 'stripe' && stripeSecretKey) {
     return new StripeProcessor({
       secretKey: stripeSecretKey,
+      timeoutMs: processorTimeoutMs,
       ...(stripeApiUrl ? { apiUrl: stripeApiUrl } : {}),
     });
   }

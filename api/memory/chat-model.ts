@@ -1,4 +1,5 @@
 // A chat model behind an OpenAI-compatible API (POST {url}/chat/completions), for cortex_ask.
+import { type CircuitBreaker, CircuitOpenError, circuitBreaker } from '../shared/circuit-breaker.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user';
@@ -14,7 +15,7 @@ export interface ChatModel {
 /** Why the model gave no usable reply; `reason` is safe to show a user (no URL, key or body). */
 export class ChatModelError extends Error {
   override readonly name = 'ChatModelError';
-  readonly reason: 'timeout' | 'unreachable' | 'status' | 'malformed' | 'truncated';
+  readonly reason: 'timeout' | 'unreachable' | 'status' | 'malformed' | 'truncated' | 'resting';
   constructor(reason: ChatModelError['reason'], message: string) {
     super(message);
     this.reason = reason;
@@ -43,37 +44,46 @@ export function openAiChatModel(opts: {
   model: string;
   apiKey: string | undefined;
   timeoutMs: number;
+  /** Counts calls that got no reply (timeout, unreachable, error status, not JSON), not cut-short ones. */
+  breaker?: CircuitBreaker;
 }): ChatModel {
+  const breaker = opts.breaker ?? circuitBreaker();
   return {
     model: opts.model,
     async complete(messages) {
-      let res: Response;
       let body: unknown;
       try {
-        res = await fetch(`${opts.url}/chat/completions`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
-          },
-          body: JSON.stringify({ model: opts.model, messages }),
-          signal: AbortSignal.timeout(opts.timeoutMs),
-        });
-        if (!res.ok) {
-          await res.body?.cancel();
-          throw new ChatModelError('status', `chat completions API answered ${res.status}`);
-        }
-        body = await res.json();
+        body = await breaker.run(() => call(messages));
       } catch (err) {
         throw asChatModelError(err);
       }
       return completionText(body);
     },
   };
+
+  async function call(messages: readonly ChatMessage[]): Promise<unknown> {
+    const res = await fetch(`${opts.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+      },
+      body: JSON.stringify({ model: opts.model, messages }),
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new ChatModelError('status', `chat completions API answered ${res.status}`);
+    }
+    return res.json();
+  }
 }
 
 function asChatModelError(err: unknown): ChatModelError {
   if (err instanceof ChatModelError) return err;
+  if (err instanceof CircuitOpenError) {
+    return new ChatModelError('resting', 'chat completions API failed repeatedly; skipped for its cool-down');
+  }
   const name = (err as Error | undefined)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new ChatModelError('timeout', 'chat completions API did not answer in time');

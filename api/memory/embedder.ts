@@ -1,4 +1,5 @@
 // Embeddings from an OpenAI-compatible API (POST {url}/embeddings), for vector retrieval.
+import { type CircuitBreaker, circuitBreaker } from '../shared/circuit-breaker.ts';
 
 export interface Embedder {
   readonly model: string;
@@ -9,7 +10,18 @@ export interface Embedder {
 const BATCH = 64;
 const TIMEOUT_MS = 15_000;
 
-export function openAiEmbedder(opts: { url: string; model: string; apiKey: string | undefined }): Embedder {
+export interface EmbedderOptions {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  timeoutMs?: number;
+  /** Shared by every call; the default opens after 3 consecutive failures for a minute, so a hung API
+   * costs three requests a timeout each, and the next minute's are stored without vectors at once. */
+  breaker?: CircuitBreaker;
+}
+
+export function openAiEmbedder(opts: EmbedderOptions): Embedder {
+  const breaker = opts.breaker ?? circuitBreaker();
   async function batch(input: readonly string[]): Promise<Float32Array[]> {
     const res = await fetch(`${opts.url}/embeddings`, {
       method: 'POST',
@@ -18,7 +30,7 @@ export function openAiEmbedder(opts: { url: string; model: string; apiKey: strin
         ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
       },
       body: JSON.stringify({ model: opts.model, input }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? TIMEOUT_MS),
     });
     if (!res.ok) throw new Error(`embeddings API answered ${res.status}`);
     const body = (await res.json()) as { data?: { index?: number; embedding?: unknown }[] };
@@ -32,7 +44,10 @@ export function openAiEmbedder(opts: { url: string; model: string; apiKey: strin
     model: opts.model,
     async embed(texts) {
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) out.push(...(await batch(texts.slice(i, i + BATCH))));
+      for (let i = 0; i < texts.length; i += BATCH) {
+        const slice = texts.slice(i, i + BATCH);
+        out.push(...(await breaker.run(() => batch(slice))));
+      }
       return out;
     },
   };

@@ -70,6 +70,7 @@ export const FALLBACK_REASONS: Record<FallbackCause, string> = {
   status: 'the answer model answered with an error',
   malformed: "the answer model's reply was malformed",
   truncated: "the answer model's reply was cut short",
+  resting: 'the answer model failed repeatedly and is skipped for a minute',
   uncited: 'the answer model cited none of the memories',
   failed: 'the answer model failed',
 };

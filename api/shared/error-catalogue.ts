@@ -24,6 +24,7 @@ export const frameworkErrorKinds = [
   'request_timeout',
   'header_fields_too_large',
   'internal_error',
+  'service_unavailable',
   'shutting_down',
 ] as const;
 export type FrameworkErrorKind = (typeof frameworkErrorKinds)[number];

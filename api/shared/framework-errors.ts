@@ -1,6 +1,7 @@
 // The one mapping from what Fastify fails with (validation, body too large, bad JSON, wrong media type, a path
 // the router cannot read, no route) onto any error catalogue; each surface renders the code in its own format.
 import type { FastifyError, FastifyRequest } from 'fastify';
+import { DatabaseUnavailableError } from '../storage/sql-driver.ts';
 import {
   type ErrorCatalogue,
   type FrameworkErrorKind,
@@ -19,7 +20,11 @@ export interface MappedError<C extends string> {
   code: C;
   message: string;
   fields?: FieldError[];
+  headers?: Record<string, string>;
 }
+
+/** How soon a client may retry when a dependency is down: short, since the outage may be a blip. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 interface ValidationIssue {
   instancePath?: string;
@@ -39,6 +44,7 @@ function validationErrors(err: FastifyError): FieldError[] {
 // 415, FST_ERR_CTP_INVALID_JSON_BODY 400); a checkout body parser's SyntaxError is given 400 too. The router's
 // own two (a path that is not percent-encoded UTF-8, a parameter over maxParamLength) are told by their code.
 function kindOf(err: FastifyError): FrameworkErrorKind {
+  if (err instanceof DatabaseUnavailableError) return 'service_unavailable';
   if (err.code === 'FST_ERR_BAD_URL') return 'invalid_request';
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return 'uri_too_long';
   if (err.statusCode === 408) return 'request_timeout';
@@ -68,6 +74,12 @@ export function frameworkError<C extends string>(
   }
   const kind = kindOf(err);
   const code = catalogue.framework[kind];
+  if (kind === 'service_unavailable') {
+    // The driver's message may name the database host; the client learns only when to retry.
+    const seconds = DEPENDENCY_RETRY_AFTER_SECONDS;
+    const message = fillTemplate(catalogue.entries[code].message ?? '', { seconds });
+    return { kind, code, message, headers: { 'retry-after': String(seconds) } };
+  }
   if (err.code === 'FST_ERR_BAD_URL') {
     // The router's message repeats the whole path; the problem's instance already names it.
     const message = 'path: not valid percent-encoded UTF-8';
@@ -82,6 +94,17 @@ export function frameworkError<C extends string>(
   const fixed = entry.expose === false || FIXED_MESSAGE.has(kind);
   const message = fixed ? fillTemplate(entry.message ?? '', {}) : err.message;
   return { kind, code, message };
+}
+
+/** Logs what the client is not told: an unexpected error in full, an unreachable dependency as a warning. */
+export function logMapped(
+  request: FastifyRequest,
+  kind: FrameworkErrorKind,
+  err: unknown,
+  what: string,
+): void {
+  if (kind === 'internal_error') request.log.error({ err }, what);
+  else if (kind === 'service_unavailable') request.log.warn({ err }, 'dependency unavailable');
 }
 
 // The order methods are listed in an Allow header; any other method follows, alphabetically.

@@ -1,6 +1,6 @@
 // Renders every error and unknown route (404, or 405 with Allow) in a scope as RFC 9457 application/problem+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { frameworkError, noRoute, pathOf } from './framework-errors.ts';
+import { frameworkError, logMapped, noRoute, pathOf } from './framework-errors.ts';
 import {
   buildProblem,
   type ProblemCode,
@@ -52,11 +52,14 @@ export function problemErrorHandler(baseUrl: string) {
         extensions: err.extensions,
       });
     }
-    const { kind, code, message, fields } = frameworkError(problemErrors, err);
-    if (kind === 'internal_error') request.log.error({ err }, 'unhandled error');
+    const { kind, code, message, fields, headers } = frameworkError(problemErrors, err);
+    logMapped(request, kind, err, 'unhandled error');
     // Nothing serves the request, so what its body was like does not matter (a QUERY without a type).
-    else if (request.is404) return notFound(request, reply);
-    return sendProblem(reply, request, baseUrl, code, message, fields ? { errors: fields } : {});
+    if (kind !== 'internal_error' && request.is404) return notFound(request, reply);
+    return sendProblem(reply, request, baseUrl, code, message, {
+      ...(fields ? { errors: fields } : {}),
+      ...(headers ? { headers } : {}),
+    });
   };
 }
 

@@ -120,7 +120,9 @@ export const problemErrors = errorCatalogue(
     service_unavailable: {
       status: 503,
       title: 'Service unavailable',
-      description: 'A dependency needed for this operation is not reachable.',
+      description:
+        'A dependency needed for this operation (the database, the cluster) is not reachable; retry after Retry-After seconds.',
+      message: 'A dependency is not reachable; retry after {seconds} seconds.',
     },
     request_timeout: {
       status: 408,

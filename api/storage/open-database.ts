@@ -7,7 +7,14 @@ import { SqliteDriver } from './sqlite-driver.ts';
 
 export type StorageTarget =
   | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string; schema?: string; maxConnections?: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      schema?: string;
+      maxConnections?: number;
+      /** How long a query waits for a connection; the driver's default (5 s) unless a test shortens it. */
+      connectTimeoutMs?: number;
+    };
 
 /** What every opened database offers besides its repositories. */
 export interface StorageHandle {
@@ -29,6 +36,7 @@ function openDriver(target: StorageTarget): SqlDriver {
     url: target.url,
     ...(target.schema ? { schema: target.schema } : {}),
     ...(target.maxConnections ? { maxConnections: target.maxConnections } : {}),
+    ...(target.connectTimeoutMs ? { connectTimeoutMs: target.connectTimeoutMs } : {}),
   });
 }
 

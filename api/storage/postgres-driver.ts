@@ -1,16 +1,51 @@
 // PostgreSQL driver on node-postgres, used when DATABASE_URL is set.
 import pg from 'pg';
-import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolationError } from './sql-driver.ts';
+import {
+  DatabaseUnavailableError,
+  type SqlDriver,
+  type SqlExecutor,
+  type SqlValue,
+  UniqueViolationError,
+} from './sql-driver.ts';
 
 // Epoch-millisecond columns are BIGINT; they fit a JS number, so read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 const UNIQUE_VIOLATION = '23505';
 
+// SQLSTATEs that say the server cannot serve now: class 08 (connection exception), 53300 (too many
+// connections), 57P01–57P03 (admin or crash shutdown, cannot connect now).
+const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123])$/;
+// Socket failures Node reports by code.
+const UNAVAILABLE_SOCKET = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+// node-postgres' own messages for a pool or connect timeout and a dropped connection.
+const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|connection terminated|not queryable/i;
+
+/** Whether a failure is the database being unreachable rather than the statement being wrong. */
+export function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code))) {
+    return true;
+  }
+  if (err instanceof AggregateError) return err.errors.some(isUnavailable);
+  return UNAVAILABLE_MESSAGE.test(err.message);
+}
+
 function translate(err: unknown): unknown {
   if (err && typeof err === 'object' && (err as { code?: string }).code === UNIQUE_VIOLATION) {
     return new UniqueViolationError((err as Error).message);
   }
+  if (isUnavailable(err)) return new DatabaseUnavailableError(err);
   return err;
 }
 
@@ -52,7 +87,9 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((err: unknown) => {
+      throw translate(err);
+    });
     const tx: SqlExecutor = {
       dialect: 'postgres',
       query: async <R>(sql: string, params: readonly SqlValue[] = []) => {
@@ -63,16 +100,19 @@ export class PostgresDriver implements SqlDriver {
         }
       },
     };
+    let broken = false;
     try {
-      await client.query('BEGIN');
+      await tx.query('BEGIN');
       const result = await fn(tx);
-      await client.query('COMMIT');
+      await tx.query('COMMIT');
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
+      // A connection that failed is dropped from the pool rather than handed to the next query.
+      broken = err instanceof DatabaseUnavailableError;
       throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

@@ -19,3 +19,16 @@ export interface SqlDriver extends SqlExecutor {
 export class UniqueViolationError extends Error {
   override readonly name = 'UniqueViolationError';
 }
+
+/**
+ * Thrown when the database cannot be reached or is too busy to answer within its bound (refused,
+ * timed out, dropped, shutting down, locked). The message is fixed: a driver's own may name the host.
+ */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+  readonly statusCode = 503;
+
+  constructor(cause: unknown) {
+    super('The database is not reachable.', { cause });
+  }
+}

@@ -2,7 +2,25 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolationError } from './sql-driver.ts';
+import {
+  DatabaseUnavailableError,
+  type SqlDriver,
+  type SqlExecutor,
+  type SqlValue,
+  UniqueViolationError,
+} from './sql-driver.ts';
+
+// SQLITE_BUSY and SQLITE_LOCKED (primary result codes): another writer held the file past busy_timeout.
+const BUSY_CODES = new Set([5, 6]);
+
+/** A lock held past busy_timeout is the database being unavailable, not the statement being wrong. */
+function translate(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  if (/UNIQUE constraint failed/.test(err.message)) return new UniqueViolationError(err.message);
+  const errcode = (err as { errcode?: unknown }).errcode;
+  if (typeof errcode === 'number' && BUSY_CODES.has(errcode & 0xff)) return new DatabaseUnavailableError(err);
+  return err;
+}
 
 // node:sqlite takes numbered parameters as ?NNN; repositories write PostgreSQL's $NNN.
 const toSqliteParams = (sql: string): string => sql.replace(/\$(\d+)/g, '?$1');
@@ -37,10 +55,7 @@ export class SqliteDriver implements SqlDriver {
     try {
       return stmt.all(...params.map(toInput)) as T[];
     } catch (err) {
-      if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) {
-        throw new UniqueViolationError(err.message);
-      }
-      throw err;
+      throw translate(err);
     }
   }
 
@@ -64,7 +79,11 @@ export class SqliteDriver implements SqlDriver {
     });
     await previous;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+      } catch (err) {
+        throw translate(err);
+      }
       try {
         const result = await fn(this.executor());
         this.db.exec('COMMIT');

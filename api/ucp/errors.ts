@@ -115,6 +115,12 @@ export const ucpErrors = errorCatalogue(
       message: 'An unexpected error occurred.',
       expose: false,
     },
+    service_unavailable: {
+      status: 503,
+      severity: 'recoverable',
+      description: 'A dependency (the database) is not reachable; retry after Retry-After seconds.',
+      message: 'A dependency is not reachable; retry after {seconds} seconds.',
+    },
     request_timeout: {
       status: 408,
       severity: 'recoverable',

@@ -7,6 +7,7 @@ import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { openAiChatModel } from '../../api/memory/chat-model.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
+import { type CircuitBreaker, circuitBreaker } from '../../api/shared/circuit-breaker.ts';
 import { addAccount } from '../support/accounts.ts';
 import { type ChatStandIn, quoteBestBlock, startChatStandIn } from '../support/chat-model-stand-in.ts';
 import { callTool, type Json, memoryClient } from '../support/mcp-client.ts';
@@ -25,12 +26,9 @@ describe.each(storageTargets)('cortex_ask with an answer model on $name', (targe
   let staging: string;
   let backups: string;
 
-  beforeAll(async () => {
-    model = await startChatStandIn();
-    const made = await target.create();
-    dispose = made.dispose;
-    storage = await openStorage(made.target);
-    memory = new MemoryService({
+  // The memory with the stand-in as its answer model; a breaker of the test's own when given.
+  const answering = (breaker?: CircuitBreaker) =>
+    new MemoryService({
       repo: storage.identity.memories,
       dialect: storage.kind,
       now: Date.now,
@@ -39,9 +37,17 @@ describe.each(storageTargets)('cortex_ask with an answer model on $name', (targe
         model: 'stand-in-chat',
         apiKey: API_KEY,
         timeoutMs: 300,
+        ...(breaker ? { breaker } : {}),
       }),
       onAnswerModelError: (err) => errors.push(err),
     });
+
+  beforeAll(async () => {
+    model = await startChatStandIn();
+    const made = await target.create();
+    dispose = made.dispose;
+    storage = await openStorage(made.target);
+    memory = answering();
     await addAccount(storage, ada);
     staging = (
       await memory.remember(ada, 'The staging cluster runs in Frankfurt.', {
@@ -146,6 +152,28 @@ describe.each(storageTargets)('cortex_ask with an answer model on $name', (targe
       fallback: { reason: expect.stringMatching(/reached/) },
     });
     expect(result.citations[0]?.id).toBe(staging);
+  });
+
+  it('skips a model that failed three times in a row until one probe after the cool-down succeeds', async () => {
+    const clock = { now: 0 };
+    const resting = answering(circuitBreaker({ failures: 3, coolDownMs: 60_000, now: () => clock.now }));
+    const question = 'Is the staging cluster in Frankfurt?';
+    model.script = () => ({ status: 503, body: '{"error":{"message":"overloaded"}}' });
+    for (let i = 0; i < 3; i++) await resting.ask(ada, question);
+    expect(model.requests).toHaveLength(3);
+
+    const skipped = await resting.ask(ada, question);
+    expect(model.requests).toHaveLength(3);
+    expect(skipped).toMatchObject({
+      mode: 'extractive',
+      fallback: { reason: expect.stringMatching(/skipped/) },
+    });
+    expect(skipped.citations[0]?.id).toBe(staging);
+
+    model.script = quoteBestBlock;
+    clock.now += 60_000;
+    expect(await resting.ask(ada, question)).toMatchObject({ mode: 'model' });
+    expect(model.requests).toHaveLength(4);
   });
 });
 

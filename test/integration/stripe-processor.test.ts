@@ -1,6 +1,6 @@
 // The Stripe processor against stripe-mock (Stripe's own mock, which checks every parameter against
 // Stripe's OpenAPI description), directly and behind the billing page.
-import { createServer } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceCart } from '../../api/commerce/checkout-pricing.ts';
 import { StripeProcessor } from '../../api/commerce/processors/stripe-processor.ts';
@@ -151,6 +151,33 @@ describe('the billing page with Stripe', () => {
   });
 });
 
+/** A signed-up owner presses Pay on a fresh checkout; the answer, and how long it took. */
+async function pay(s: TestServer) {
+  const created = await s.app.inject({
+    method: 'POST',
+    url: '/checkout_sessions',
+    payload: { line_items: [{ item: { id: 'plan_pro_monthly' } }] },
+  });
+  const id = created.json().id;
+  const browser = new InjectBrowser(s.app);
+  await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
+  await browser.get(`/checkout/${id}`);
+  const started = performance.now();
+  const res = await browser.submit(`/checkout/${id}/pay`, {});
+  return { id, res, ms: performance.now() - started };
+}
+
+/** The owner is told nothing was charged, and nothing was recorded or leaked. */
+async function expectProcessorDown(s: TestServer, key: string, paid: Awaited<ReturnType<typeof pay>>) {
+  expect(paid.res.statusCode).toBe(503);
+  expect(paid.res.headers['content-type']).toContain('text/html');
+  expect(paid.res.body).toContain('The payment processor could not be reached. Nothing was charged');
+  expect(paid.res.body).not.toContain(key);
+  expect(await s.app.colony.storage.billingHandoffs.ofSession(paid.id)).toEqual([]);
+  const session = await s.app.inject({ url: `/checkout_sessions/${paid.id}` });
+  expect(session.json().status).toBe('ready_for_payment');
+}
+
 describe('the billing page when Stripe cannot be reached', () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -172,22 +199,37 @@ describe('the billing page when Stripe cannot be reached', () => {
   });
 
   it('tells the owner nothing was charged, records no hand-off and leaks no key', async () => {
-    const id = (
-      await s.app.inject({
-        method: 'POST',
-        url: '/checkout_sessions',
-        payload: { line_items: [{ item: { id: 'plan_pro_monthly' } }] },
-      })
-    ).json().id;
-    const browser = new InjectBrowser(s.app);
-    await browser.signUp({ name: 'Ada', email: 'ada@example.com', password: 'analytical engine' });
-    await browser.get(`/checkout/${id}`);
-    const pay = await browser.submit(`/checkout/${id}/pay`, {});
-    expect(pay.statusCode).toBe(503);
-    expect(pay.headers['content-type']).toContain('text/html');
-    expect(pay.body).toContain('The payment processor could not be reached. Nothing was charged');
-    expect(pay.body).not.toContain('sk_test_unreachable_key');
-    expect(await s.app.colony.storage.billingHandoffs.ofSession(id)).toEqual([]);
-    expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
+    await expectProcessorDown(s, 'sk_test_unreachable_key', await pay(s));
+  });
+});
+
+describe('the billing page when Stripe accepts connections and never answers', () => {
+  let s: TestServer;
+  let hung: Server;
+  const held: Socket[] = [];
+  beforeAll(async () => {
+    hung = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const address = hung.address();
+    const port = typeof address === 'object' && address ? address.port : 1;
+    s = await startTestServer({
+      COLONY_PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_hung_key',
+      COLONY_STRIPE_API_URL: `http://127.0.0.1:${port}`,
+      COLONY_PAYMENT_TIMEOUT_SECONDS: '1',
+    });
+  });
+  afterAll(async () => {
+    await s.close();
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => hung.close(resolve));
+  });
+
+  it('answers 503 on the billing page once the processor timeout is over', async () => {
+    const paid = await pay(s);
+    // A bound on a failure mode (Stripe's own default would wait 80 s), not a performance figure.
+    expect(paid.ms).toBeLessThan(5_000);
+    expect(held.length).toBeGreaterThan(0);
+    await expectProcessorDown(s, 'sk_test_hung_key', paid);
   });
 });

@@ -15,19 +15,25 @@ export interface StripeProcessorOptions {
   secretKey: string;
   /** Another API address (stripe-mock in tests). */
   apiUrl?: string;
+  /** How long one API call may take (default 10 s); Stripe's own default, 80 s, would hold a request. */
+  timeoutMs?: number;
   /** A client to use instead of building one (unit tests stand one in). */
   client?: Pick<Stripe, 'checkout' | 'subscriptions'>;
 }
 
-function clientOptions(apiUrl: string | undefined): ConstructorParameters<typeof Stripe>[1] {
-  if (!apiUrl) return { maxNetworkRetries: 2, timeout: 20_000 };
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+// One retry in production: every call carries an idempotency key, so a retried timeout cannot charge or
+// open twice, and the owner waits at most two timeouts before the page says the processor is down.
+function clientOptions(apiUrl: string | undefined, timeout: number): ConstructorParameters<typeof Stripe>[1] {
+  if (!apiUrl) return { maxNetworkRetries: 1, timeout };
   const url = new URL(apiUrl);
   return {
     host: url.hostname,
     port: url.port || (url.protocol === 'https:' ? 443 : 80),
     protocol: url.protocol === 'https:' ? 'https' : 'http',
     maxNetworkRetries: 0,
-    timeout: 10_000,
+    timeout,
   };
 }
 
@@ -63,7 +69,8 @@ export class StripeProcessor implements PaymentProcessor {
   private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions'>;
 
   constructor(o: StripeProcessorOptions) {
-    this.stripe = o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl));
+    this.stripe =
+      o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl, o.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     this.testMode = /^(sk|rk)_test_/.test(o.secretKey);
   }
 

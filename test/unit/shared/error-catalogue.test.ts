@@ -10,6 +10,7 @@ import {
 } from '../../../api/shared/error-catalogue.ts';
 import { allowHeader, frameworkError, noRoute } from '../../../api/shared/framework-errors.ts';
 import { problemErrors } from '../../../api/shared/problem.ts';
+import { DatabaseUnavailableError } from '../../../api/storage/sql-driver.ts';
 import { ucpErrors } from '../../../api/ucp/errors.ts';
 
 const catalogues: [string, ErrorCatalogue][] = [
@@ -35,6 +36,7 @@ describe('errorCatalogue', () => {
         internal_error: { status: 500, description: 'd', message: 'Oops.', expose: false },
         request_timeout: { status: 408, description: 'd', message: 'Too slow.' },
         header_fields_too_large: { status: 431, description: 'd', message: 'Too many.' },
+        service_unavailable: { status: 503, description: 'd', message: 'Retry in {seconds}s.' },
         shutting_down: { status: 503, description: 'd', message: 'Retry in {seconds}s.' },
       },
       { framework: { malformed_body: 'bad_json' } },
@@ -88,6 +90,20 @@ describe('frameworkError', () => {
   ])('maps %s onto the ACP catalogue', (_name, props, code) => {
     expect(frameworkError(acpErrors, fastifyError(props)).code).toBe(code);
   });
+
+  it.each(catalogues)(
+    'answers an unreachable database with 503 and Retry-After in %s',
+    (_name, catalogue) => {
+      const cause = new Error('connect ECONNREFUSED db.internal:5432');
+      const mapped = frameworkError(
+        catalogue,
+        new DatabaseUnavailableError(cause) as unknown as FastifyError,
+      );
+      expect(mapped).toMatchObject({ kind: 'service_unavailable', headers: { 'retry-after': '5' } });
+      expect(catalogue.entries[mapped.code]?.status).toBe(503);
+      expect(mapped.message).not.toMatch(/db\.internal|ECONNREFUSED|\{/);
+    },
+  );
 
   it('hides an unexpected error behind the template and keeps framework messages', () => {
     expect(frameworkError(ucpErrors, fastifyError({ message: 'secret' })).message).toBe(
