@@ -202,8 +202,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const shared = sharedCounterStore(config, storage);
   const sharedStore = shared && guardStore(config, shared, metrics, app.log, now);
   await sharedStore?.open();
-  const store: CounterStore =
-    sharedStore ?? storeFor(new MemoryCounterStore(), config.rateLimit.algorithm, now);
+  const memory = new MemoryCounterStore();
+  const store: CounterStore = sharedStore ?? storeFor(memory, config.rateLimit.algorithm, now);
+  // The sign-in throttle's counters are tries and times, not a limit: always exact windows.
+  const exactStore: CounterStore = sharedStore?.exact() ?? memory;
   const probes = buildProbes(config, storage, now(), kc, sharedStore);
   const backups = new BackupServices({
     snapshots: storage.snapshots,
@@ -228,7 +230,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
     onOutcome: (type, outcome) => metrics.jobOutcomes.labels(type, outcome).inc(),
   });
-  const identity = await createIdentityServices({ config, storage, counterStore: store, now, log: app.log });
+  const identity = await createIdentityServices({
+    ...{ config, storage, counterStore: store, exactCounterStore: exactStore },
+    ...{ now, log: app.log },
+  });
   // The bootstrap token and API keys reach every resource; OAuth access tokens only their audience.
   const resources = colonyResources(config.baseUrl);
   const bootstrap = config.bootstrapToken ? [bootstrapTokenVerifier(config.bootstrapToken)] : [];

@@ -47,6 +47,8 @@ export interface IdentityDeps {
   config: Config;
   storage: Storage;
   counterStore: CounterStore;
+  /** The same store counting exact fixed windows (the limits may count sliding ones): the sign-in throttle's. */
+  exactCounterStore?: CounterStore;
   now: () => number;
   /** Where failures of optional helpers (the embeddings API, the answer model) are reported. */
   log?: { warn(obj: object, msg: string): void };
@@ -116,7 +118,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
       now,
     }),
     signinThrottle: new SigninThrottle({
-      store: counterStore,
+      store: deps.exactCounterStore ?? counterStore,
       freeFailures: config.rateLimit.signInFreeFailures,
       maxDelayMs: config.rateLimit.signInMaxDelaySeconds * 1000,
       addressFailuresPerMinute: config.rateLimit.signInPerMinute,

@@ -130,6 +130,38 @@ describe.each(storageTargets)('sign-in throttling on $name', (target) => {
   });
 });
 
+describe.each(storageTargets)('sign-in throttling with sliding-window limits on $name', (target) => {
+  let s: TestServer;
+  // Ten seconds before an hour ends, so the next hour's window follows within the test.
+  let clock = Math.ceil(Date.now() / PAIR_WINDOW_MS) * PAIR_WINDOW_MS - 10_000;
+  beforeAll(async () => {
+    // On PostgreSQL through the shared (guarded) store, on SQLite through the in-process one.
+    const store: Record<string, string> =
+      target.name === 'postgres' ? { COLONY_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: postgresUrl() } : {};
+    const env = { COLONY_SIGNIN_FREE_FAILURES: '5', COLONY_RATE_LIMIT_ALGORITHM: 'sliding', ...store };
+    s = await startTestServerOn(target, env, { now: () => clock });
+  });
+  afterAll(() => s.close());
+
+  it('counts the pair exactly, as with fixed windows: the waits follow, and a new hour starts afresh', async () => {
+    const email = `sliding${++seq}@example.com`;
+    expect((await new InjectBrowser(s.app).signUp({ name: 'O', email, password: PASSWORD })).statusCode).toBe(
+      303,
+    );
+    const attacker = new InjectBrowser(s.app);
+    await attacker.get('/signin');
+    const signIn = (password: string) => attacker.submit('/signin', { email, password });
+    for (let i = 0; i < 5; i++) expect((await signIn(WRONG)).statusCode).toBe(401);
+    const early = await signIn(WRONG);
+    expect(early.statusCode).toBe(429);
+    expect(early.headers['retry-after']).toBe('1');
+    // The next hour: the throttle's own counters are exact windows, not the limits' sliding estimate.
+    clock += 11_000;
+    for (let i = 0; i < 5; i++) expect((await signIn(WRONG)).statusCode).toBe(401);
+    expect((await signIn(WRONG)).headers['retry-after']).toBe('1');
+  });
+});
+
 describe('sign-in throttling shared by replicas', () => {
   const closers: (() => Promise<unknown>)[] = [];
   afterEach(async () => {

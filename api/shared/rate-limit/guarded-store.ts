@@ -56,9 +56,31 @@ export class GuardedCounterStore implements CounterStore {
     await this.inner.open?.();
   }
 
-  async hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number> {
+  hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number> {
+    return this.hitThrough(this.counter, key, windowStart, cost, windowMs);
+  }
+
+  /**
+   * The same store counting exact fixed windows whatever the limits' algorithm, bounded and watched
+   * alike: for counters that are not limits (the sign-in throttle keeps tries and times in them).
+   */
+  exact(): CounterStore {
+    return {
+      name: this.name,
+      hit: (key, windowStart, cost, windowMs) =>
+        this.hitThrough(this.inner, key, windowStart, cost, windowMs),
+    };
+  }
+
+  private async hitThrough(
+    counter: CounterStore,
+    key: string,
+    windowStart: number,
+    cost: number,
+    windowMs: number,
+  ): Promise<number> {
     try {
-      const count = await this.bounded(Promise.resolve(this.counter.hit(key, windowStart, cost, windowMs)));
+      const count = await this.bounded(Promise.resolve(counter.hit(key, windowStart, cost, windowMs)));
       this.mark(undefined);
       return count;
     } catch (err) {
