@@ -17,27 +17,39 @@ type ClientError = Error & { code?: string; rawPacket?: unknown };
 
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[^\s?]*)\S* HTTP\/1\.[01]\r?\n/;
 
+/** The method and path of the request line in the bytes Node read, when they can be read. */
+function requestLineOf(rawPacket: unknown): { method: string; path: string } | undefined {
+  const line = REQUEST_LINE.exec(Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '');
+  return line?.[1] && line[2] ? { method: line[1], path: line[2] } : undefined;
+}
+
+/** What a format needs to know of a request Fastify never saw: no headers, a fresh request id. */
+const factsOf = (baseUrl: string, path: string) => ({
+  baseUrl,
+  path,
+  requestId: requestIdFrom({ headers: {} } as IncomingMessage),
+  headers: {},
+});
+
 /** The 405 or 404 for a method Node could not parse, or undefined when the request line is unreadable. */
 export function unknownMethodAnswer(
   app: FastifyInstance,
   baseUrl: string,
   rawPacket: unknown,
 ): FinishedResponse | undefined {
-  const line = REQUEST_LINE.exec(Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '');
-  if (!line?.[1] || !line[2]) return undefined;
-  const [method, path] = [line[1], line[2]];
-  const format = errorFormat(surfaceOfPath(path));
-  const request = { method, url: path } as FastifyRequest;
-  const requestId = requestIdFrom({ headers: {} } as IncomingMessage);
-  const served = app.routeTable?.methodsAt(path) ?? [];
-  return format.render(noRoute(format.catalogue, request, served), { baseUrl, path, requestId, headers: {} });
+  const line = requestLineOf(rawPacket);
+  if (!line) return undefined;
+  const format = errorFormat(surfaceOfPath(line.path));
+  const request = { method: line.method, url: line.path } as FastifyRequest;
+  const served = app.routeTable?.methodsAt(line.path) ?? [];
+  return format.render(noRoute(format.catalogue, request, served), factsOf(baseUrl, line.path));
 }
 
 /** Any other refusal, in the format of the path when the bytes Node read name one (else problem+json). */
 function unreadableAnswer(baseUrl: string, err: ClientError): FinishedResponse {
-  const line = REQUEST_LINE.exec(Buffer.isBuffer(err.rawPacket) ? err.rawPacket.toString('latin1') : '');
-  const path = line?.[2] ?? '/';
-  const format = errorFormat(line?.[2] ? surfaceOfPath(path) : 'problem');
+  const line = requestLineOf(err.rawPacket);
+  const path = line?.path ?? '/';
+  const format = errorFormat(line ? surfaceOfPath(path) : 'problem');
   const { catalogue } = format;
   const answer =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -45,8 +57,7 @@ function unreadableAnswer(baseUrl: string, err: ClientError): FinishedResponse {
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? catalogue.framework.header_fields_too_large
         : undefined;
-  const requestId = requestIdFrom({ headers: {} } as IncomingMessage);
-  const facts = { baseUrl, path, requestId, headers: {} };
+  const facts = factsOf(baseUrl, path);
   if (answer) return format.render({ code: answer, message: messageFor(catalogue, answer) }, facts);
   const code = catalogue.framework.invalid_request;
   return format.render({ code, message: 'The request could not be parsed as HTTP/1.1.' }, facts);
