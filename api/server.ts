@@ -46,7 +46,7 @@ import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { answerBrowsers } from './shared/browser-access.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
-import { installInputGuards, refuseHostileRequest, slowClientOptions } from './shared/input-guards.ts';
+import { hostileRequestError, installInputGuards, slowClientOptions } from './shared/input-guards.ts';
 import { mountAll } from './shared/mount.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
@@ -328,13 +328,14 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
 
   const guarded = opts.inputGuards !== false;
   if (guarded) installInputGuards(app);
+  // One hook for what every request passes through (its id, the input guards, then CORS), rather than
+  // a hook step each on the read path.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // The request guards share this first hook rather than add a step to every request.
-    if (guarded) refuseHostileRequest(request, reply, done);
-    else done();
+    const refused = guarded ? hostileRequestError(request, reply) : undefined;
+    if (refused) done(refused);
+    else answerBrowsers(request, reply, done);
   });
-  app.addHook('onRequest', answerBrowsers);
   app.addHook('onReady', async () => {
     if (opts.runJobs !== false) {
       jobRunner.start();

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import Fastify from 'fastify';
 import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import { type Metrics, observeRequests } from '../observability/metrics.ts';
-import { installInputGuards, refuseHostileRequest, type slowClientOptions } from '../shared/input-guards.ts';
+import { hostileRequestError, installInputGuards, type slowClientOptions } from '../shared/input-guards.ts';
 import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
 
@@ -49,8 +49,7 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
   if (opts.inputGuards) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (opts.inputGuards) refuseHostileRequest(request, reply, done);
-    else done();
+    done(opts.inputGuards ? hostileRequestError(request, reply) : undefined);
   });
   observeRequests(app, opts.metrics);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

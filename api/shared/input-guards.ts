@@ -2,13 +2,7 @@
 // header fields, U+0000 in its path, query or body, or a body nested too deep is refused here, once for
 // all routes. Refusals are validation errors, so each surface's error handler answers its own 400.
 import type { ServerOptions } from 'node:http';
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  HookHandlerDoneFunction,
-  preValidationHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { type InputFault, inspectBody, MAX_HEADER_COUNT, nulInUrl } from './input-limits.ts';
 
 /** A request refused by the guards; framework-errors.ts maps it like any failed validation. */
@@ -44,22 +38,18 @@ const refuseBadBody: preValidationHookHandler = (request, _reply, done) => {
 };
 
 /**
- * The per-request guard: too many header fields (431) or U+0000 in the URL (the surface's 400). It is
- * meant to run inside the listener's first onRequest hook, so the read path gains no hook step.
+ * The per-request guard: the error refusing too many header fields (431) or U+0000 in the URL (the
+ * surface's 400), if any. It is meant to run inside the listener's first onRequest hook, so the read
+ * path gains no hook step.
  */
-export function refuseHostileRequest(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  done: HookHandlerDoneFunction,
-): void {
+export function hostileRequestError(request: FastifyRequest, reply: FastifyReply): Error | undefined {
   if (request.raw.rawHeaders.length > 2 * MAX_HEADER_COUNT) {
     // Answered by the surface's error handler, in its format; the connection is not worth keeping.
     reply.header('connection', 'close');
-    done(new TooManyHeaderFieldsError());
-    return;
+    return new TooManyHeaderFieldsError();
   }
   const fault = nulInUrl(request.url);
-  done(fault ? new InputRefusedError(fault) : undefined);
+  return fault ? new InputRefusedError(fault) : undefined;
 }
 
 /**
