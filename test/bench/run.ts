@@ -14,6 +14,7 @@
 import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchController } from './controller.bench.ts';
+import { allMet, type BenchOutcome, summaryTable } from './goals.ts';
 import { benchIdentity } from './identity.bench.ts';
 import { benchInputGuards } from './input-guards.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
@@ -25,7 +26,23 @@ const seconds = env('BENCH_SECONDS', 3);
 const connections = env('BENCH_CONNECTIONS', 32);
 const rounds = env('BENCH_ROUNDS', 6);
 
-const benches: Record<string, () => Promise<boolean | 'skipped'>> = {
+// A bench still answering a bare boolean has its own verdict shown as one row until it reports figures.
+type LegacyOutcome = boolean | 'skipped';
+const asRows = (name: string, r: LegacyOutcome | BenchOutcome): BenchOutcome =>
+  typeof r === 'boolean'
+    ? [
+        {
+          figure: `${name} (own verdict)`,
+          measured: r ? 1 : 0,
+          goal: 1,
+          direction: 'at least',
+          unit: '',
+          met: r,
+        },
+      ]
+    : r;
+
+const benches: Record<string, () => Promise<LegacyOutcome | BenchOutcome>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
   'input-guards': () => benchInputGuards({ requests: env('BENCH_GUARDS_REQUESTS', 5_000) }),
   checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
@@ -63,11 +80,14 @@ if (unknown.length > 0) {
   process.exit(64);
 }
 
-const results: Record<string, boolean | 'skipped'> = {};
+const results: Record<string, BenchOutcome> = {};
 for (const [name, run] of Object.entries(benches)) {
-  if (!only || only.includes(name)) results[name] = await run();
+  if (!only || only.includes(name)) results[name] = asRows(name, await run());
 }
 
-console.log('\n## Summary');
-for (const [name, r] of Object.entries(results))
-  console.log(`${name}: ${r === 'skipped' ? 'skipped' : r ? 'target met' : 'target not met'}`);
+console.log('\n## Summary\n');
+console.log(summaryTable(results));
+const met = allMet(results);
+console.log(`\n${met ? 'every goal met' : 'some goals NOT met'}`);
+// Non-zero when a goal is missed, so a script or CI step can tell.
+process.exitCode = met ? 0 : 1;
