@@ -1,5 +1,6 @@
 // Every service buildServer() builds: the composition root's record. The mount table (api/routes.ts) hands each
 // surface only what it uses; the record is also decorated as `app.colony` for the commerce surfaces and tests.
+
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
 import type { Storage } from './app-storage.ts';
@@ -17,6 +18,7 @@ import type { Metrics } from './observability/metrics.ts';
 import type { OfficeCluster } from './office/office-cluster.ts';
 import type { TaskScheduler } from './office/task-scheduler.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
+import type { PollerGate } from './shared/poller-gate.ts';
 import type { RateLimiter } from './shared/rate-limit/rate-limiter.ts';
 
 export interface AppServices {
@@ -42,6 +44,8 @@ export interface AppServices {
   backups: BackupServices;
   /** Files integrations' task templates into office task queues. */
   taskScheduler: TaskScheduler;
+  /** Starts the cluster-wide pollers on the replica that should run them. */
+  pollers: PollerGate;
   /** The OAuth Connect flow (api/connect) and the refresher that keeps its tokens fresh. */
   connect: ConnectService;
   tokenRefresher: TokenRefresher;

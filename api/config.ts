@@ -144,6 +144,10 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'must be <namespace>/<lease-name>')
     .optional(),
+  COLONY_POLLER_LEASE: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'must be <namespace>/<lease-name>')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COLONY_TRUST_PROXY: z.string().optional(),
   COLONY_API_RATE_LIMIT: positiveInt.default(300),
@@ -157,7 +161,7 @@ export const envSchema = z.object({
   COLONY_SHARED_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   COLONY_SKILLS_DIR: z.string().min(1).optional(),
   COLONY_INTEGRATIONS_DIR: z.string().min(1).optional(),
-  COLONY_JOB_POLL_MS: positiveInt.default(500),
+  COLONY_JOB_POLL_MS: positiveInt.default(10_000),
   COLONY_JOB_LEASE_SECONDS: positiveInt.min(3, 'must be at least 3 (seconds)').max(86_400).default(60),
   COLONY_BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   COLONY_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -235,6 +239,8 @@ export interface Config {
     kubeconfig: string | undefined;
     inCluster: boolean;
     controllerLease: string | undefined;
+    /** With a cluster: only the holder of this Lease runs the cluster-wide pollers. */
+    pollerLease: string | undefined;
     /** `npm start` also runs the controller in-process when a cluster is configured. */
     runController: boolean;
     /** Namespaced mode: the controller watches only this namespace. */
@@ -376,6 +382,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       kubeconfig: e.KUBECONFIG,
       inCluster: e.COLONY_IN_CLUSTER,
       controllerLease: e.COLONY_CONTROLLER_LEASE,
+      pollerLease: e.COLONY_POLLER_LEASE,
       runController: e.COLONY_RUN_CONTROLLER,
       watchNamespace: e.COLONY_WATCH_NAMESPACE,
       rbacScope: e.COLONY_RBAC_SCOPE,

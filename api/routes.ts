@@ -106,7 +106,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     }),
     mount(mcpPlugin, { config, verifiers: s.mcpVerifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
-    mount(commercePlugin, commerce),
+    mount(commercePlugin, { ...commerce, pollers: s.pollers }),
   ];
 }
 

@@ -1,4 +1,5 @@
 // buildServer(config): wires storage, services and one plugin per surface into a Fastify instance.
+
 import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -32,11 +33,16 @@ import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
 import { loadPriceList } from './domain/pricing/price-list.ts';
 import { loadSkillsDir } from './domain/skills/load-skills-dir.ts';
-import { controllerLeaseProbe, kubernetesApiProbe } from './domain/status/kubernetes-probes.ts';
+import { breakerProbe } from './domain/status/breaker-probe.ts';
+import {
+  controllerLeaseProbe,
+  kubernetesApiProbe,
+  pollerLeaseProbe,
+} from './domain/status/kubernetes-probes.ts';
 import type { Probe } from './domain/status/probes.ts';
 import { sharedStoreProbe } from './domain/status/shared-store-probe.ts';
 import { frameworkAnswers } from './framework-answers.ts';
-import { createIdentityServices } from './identity/identity-services.ts';
+import { createIdentityServices, type ModelBreakers } from './identity/identity-services.ts';
 import { colonyResources, type ResourceServerSpec } from './identity/oauth/resources.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
 import { createMetrics, instrumentRequests, type Metrics } from './observability/metrics.ts';
@@ -45,9 +51,11 @@ import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { answerBrowsers } from './shared/browser-access.ts';
+import { circuitBreaker } from './shared/circuit-breaker.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { hostileRequestError, installInputGuards, slowClientOptions } from './shared/input-guards.ts';
 import { mountAll } from './shared/mount.ts';
+import { type Poller, PollerGate } from './shared/poller-gate.ts';
 import { ProblemError } from './shared/problem.ts';
 import { validatorCompiler } from './shared/query-validator.ts';
 import { GuardedCounterStore, type SharedCounterStore } from './shared/rate-limit/guarded-store.ts';
@@ -73,6 +81,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Install the input guards (api/shared/input-guards.ts); only the bench turns them off, to price them. */
   inputGuards?: boolean;
+  /** Runs the cluster-wide pollers while open; main/ closes it on replicas that lose the poller Lease. */
+  pollerGate?: PollerGate;
 }
 
 // Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
@@ -138,6 +148,7 @@ function buildProbes(
   startedAt: number,
   kc: KubeConfig | undefined,
   sharedStore: GuardedCounterStore | undefined,
+  breakers: ModelBreakers,
 ): () => Probe[] {
   const probes: Probe[] = [
     {
@@ -154,12 +165,79 @@ function buildProbes(
     },
   ];
   if (sharedStore) probes.push(sharedStoreProbe(sharedStore));
+  const models = [
+    [
+      'embeddings',
+      'Embeddings API (vector recall)',
+      breakers.embeddings,
+      'memories are stored without vectors',
+    ],
+    [
+      'answer-model',
+      'Chat model (cortex_ask answers)',
+      breakers.answerModel,
+      'cortex_ask answers extractively',
+    ],
+  ] as const;
+  for (const [name, description, breaker, meanwhile] of models)
+    if (breaker) probes.push(breakerProbe({ name, description }, breaker, meanwhile));
   if (kc) {
     probes.push(kubernetesApiProbe(kc));
     if (config.kubernetes.controllerLease)
       probes.push(controllerLeaseProbe(kc, config.kubernetes.controllerLease));
+    if (config.kubernetes.pollerLease) probes.push(pollerLeaseProbe(kc, config.kubernetes.pollerLease));
   }
   return () => probes;
+}
+
+/** The model APIs' breakers, watched: an open circuit shows on the status page and in metrics. */
+function modelBreakers(config: Config, metrics: Metrics): ModelBreakers {
+  const watched = (dependency: string) => {
+    const up = metrics.dependencyUp.labels(dependency);
+    up.set(1);
+    return circuitBreaker({ onOpenChange: (open) => up.set(open ? 0 : 1) });
+  };
+  return {
+    ...(config.embeddings ? { embeddings: watched('embeddings') } : {}),
+    ...(config.answerModel ? { answerModel: watched('answer-model') } : {}),
+  };
+}
+
+/** The PostgreSQL counters' purge is cluster-wide work; Redis expires its own keys. */
+const storePollers = (shared: SharedWindowStore | undefined): Poller[] =>
+  shared instanceof PostgresCounterStore ? [shared.purger()] : [];
+
+function exportLeadership(pollers: PollerGate, metrics: Metrics): void {
+  const show = (leading: boolean) => metrics.pollerLeader.set(leading ? 1 : 0);
+  show(pollers.leading);
+  pollers.onChange(show);
+}
+
+/**
+ * The job runner runs on every replica (claims spread the work); the cluster-wide pollers follow
+ * the gate. `always` pollers run even when the job runner is off (tests turn it off).
+ */
+function backgroundWork(o: {
+  runJobs: boolean | undefined;
+  jobRunner: JobRunner;
+  pollers: PollerGate;
+  backups: BackupServices;
+  scheduled: Poller[];
+  always: Poller[];
+}) {
+  const detachers = o.always.map((p) => o.pollers.attach(p));
+  return {
+    start: async () => {
+      if (o.runJobs === false) return;
+      o.jobRunner.start();
+      detachers.push(...o.scheduled.map((p) => o.pollers.attach(p)));
+      await o.backups.startSweeps();
+    },
+    stop: async () => {
+      await o.jobRunner.stop();
+      for (const detach of detachers) await detach();
+    },
+  };
 }
 
 const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
@@ -199,6 +277,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const registry = loadRegistry(config.integrationsDir);
   const k = config.kubernetes;
   const kc = k.kubeconfig || k.inCluster ? loadKubeConfig(k) : undefined;
+  const pollers = opts.pollerGate ?? new PollerGate(true);
+  exportLeadership(pollers, metrics);
   const shared = sharedCounterStore(config, storage);
   const sharedStore = shared && guardStore(config, shared, metrics, app.log, now);
   await sharedStore?.open();
@@ -206,7 +286,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const store: CounterStore = sharedStore ?? storeFor(memory, config.rateLimit.algorithm, now);
   // The sign-in throttle's counters are tries and times, not a limit: always exact windows.
   const exactStore: CounterStore = sharedStore?.exact() ?? memory;
-  const probes = buildProbes(config, storage, now(), kc, sharedStore);
+  const breakers = modelBreakers(config, metrics);
+  const probes = buildProbes(config, storage, now(), kc, sharedStore, breakers);
   const backups = new BackupServices({
     snapshots: storage.snapshots,
     jobs: storage.jobs,
@@ -232,7 +313,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   });
   const identity = await createIdentityServices({
     ...{ config, storage, counterStore: store, exactCounterStore: exactStore },
-    ...{ now, log: app.log },
+    ...{ now, log: app.log, breakers },
   });
   // The bootstrap token and API keys reach every resource; OAuth access tokens only their audience.
   const resources = colonyResources(config.baseUrl);
@@ -282,6 +363,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     officeCluster,
     backups,
     taskScheduler,
+    pollers,
     connect: new ConnectService({
       registry,
       clients: oauthClients,
@@ -336,19 +418,16 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     if (refused) done(refused);
     else answerBrowsers(request, reply, done);
   });
-  app.addHook('onReady', async () => {
-    if (opts.runJobs !== false) {
-      jobRunner.start();
-      taskScheduler.start();
-      tokenRefresher.start();
-      await backups.startSweeps();
-    }
+  const background = backgroundWork({
+    runJobs: opts.runJobs,
+    ...{ jobRunner, pollers, backups },
+    scheduled: [taskScheduler, tokenRefresher],
+    always: storePollers(shared),
   });
+  app.addHook('onReady', background.start);
   app.addHook('onClose', async () => {
     await manager?.close();
-    await jobRunner.stop();
-    await taskScheduler.stop();
-    await tokenRefresher.stop();
+    await background.stop();
     await store.close?.();
     if (!opts.storage) await storage.close();
   });

@@ -2,14 +2,21 @@
 
 import { loadConfigOrExit } from '../api/config.ts';
 import { buildServer } from '../api/server.ts';
+import { PollerGate } from '../api/shared/poller-gate.ts';
 import { registerControllerGauges } from '../controller/metrics.ts';
 import { controllerState, type RunningController, runController } from '../controller/run-controller.ts';
 import { controllerOptions } from './controller-options.ts';
+import { electPollerLeader, type PollerElection } from './poller-election.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit('colony');
-  const app = await buildServer(config);
+  const k = config.kubernetes;
+  // With a poller Lease, no replica polls until it wins the election.
+  const electing = k.pollerLease !== undefined && (k.kubeconfig !== undefined || k.inCluster);
+  const pollerGate = new PollerGate(!electing);
+  const app = await buildServer(config, { pollerGate });
   let controller: RunningController | undefined;
+  let election: PollerElection | undefined;
 
   // Handlers come first: a SIGTERM that arrives while the server is still starting must be graceful too.
   let stopping = false;
@@ -22,7 +29,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    Promise.resolve(controller?.stop())
+    Promise.all([controller?.stop(), election?.stop()])
       .then(() => app.close())
       .then(
         () => process.exit(0),
@@ -42,8 +49,10 @@ async function main(): Promise<void> {
     { baseUrl: config.baseUrl, environment: config.environment, database: config.database.kind },
     'colony api ready',
   );
-  // The controller reuses the cluster config and registry the server already loaded.
+  // The controller and the poller election reuse the cluster config the server already loaded.
   const { kubeConfig, registry, metrics } = app.colony;
+  if (electing && kubeConfig && k.pollerLease && !stopping)
+    election = electPollerLeader({ kc: kubeConfig, lease: k.pollerLease, gate: pollerGate, log: app.log });
   if (config.kubernetes.runController && kubeConfig && !stopping) {
     controller = await runController(
       controllerOptions(config, { kc: kubeConfig, registry, log: app.log, metrics: metrics.registry }),

@@ -3,16 +3,20 @@
 
 import type { FastifyInstance } from 'fastify';
 import { securePages } from '../shared/page-security.ts';
+import type { PollerGate } from '../shared/poller-gate.ts';
 import { billingPages } from './billing/routes.ts';
 import { stripeWebhook } from './billing/stripe-webhook.ts';
 import type { CommerceOptions } from './commerce-services.ts';
-import { startExpirySweeper } from './expiry-sweeper.ts';
+import { expirySweeper } from './expiry-sweeper.ts';
 import { renderPrivacyPage, renderTermsPage } from './legal-pages.ts';
 
 const hidden = { schema: { hide: true } };
 const HTML = 'text/html; charset=utf-8';
 
-export async function commercePlugin(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
+export async function commercePlugin(
+  app: FastifyInstance,
+  opts: CommerceOptions & { pollers: PollerGate },
+): Promise<void> {
   securePages(app);
   const { config, prices, now } = opts;
   const base = config.baseUrl;
@@ -24,14 +28,15 @@ export async function commercePlugin(app: FastifyInstance, opts: CommerceOptions
   app.get('/legal/terms', hidden, async (_request, reply) => reply.type(HTML).send(terms));
   app.get('/legal/privacy', hidden, async (_request, reply) => reply.type(HTML).send(privacy));
 
-  const sweeper = startExpirySweeper({
-    commerce: opts.commerce,
-    idempotency: opts.storage.checkoutIdempotency,
-    everyMs: config.commerce.sweepSeconds * 1000,
-    now,
-    log: app.log,
-  });
-  app.addHook('onClose', async () => {
-    sweeper.stop();
-  });
+  // Cluster-wide work: with a poller Lease only its holder sweeps.
+  const detach = opts.pollers.attach(
+    expirySweeper({
+      commerce: opts.commerce,
+      idempotency: opts.storage.checkoutIdempotency,
+      everyMs: config.commerce.sweepSeconds * 1000,
+      now,
+      log: app.log,
+    }),
+  );
+  app.addHook('onClose', detach);
 }

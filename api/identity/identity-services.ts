@@ -1,10 +1,12 @@
 // The identity services: built once by buildServer(), handed out by the mount table (api/routes.ts).
+
 import { randomBytes } from 'node:crypto';
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
 import { openAiChatModel } from '../memory/chat-model.ts';
 import { openAiEmbedder } from '../memory/embedder.ts';
 import { MemoryService } from '../memory/memory-service.ts';
+import type { CircuitBreaker } from '../shared/circuit-breaker.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import { AccountService } from './accounts/account-service.ts';
@@ -52,6 +54,13 @@ export interface IdentityDeps {
   now: () => number;
   /** Where failures of optional helpers (the embeddings API, the answer model) are reported. */
   log?: { warn(obj: object, msg: string): void };
+  /** The model APIs' circuit breakers, when the caller watches them (status page, metrics). */
+  breakers?: ModelBreakers;
+}
+
+export interface ModelBreakers {
+  embeddings?: CircuitBreaker;
+  answerModel?: CircuitBreaker;
 }
 
 export async function createIdentityServices(deps: IdentityDeps): Promise<IdentityServices> {
@@ -93,9 +102,13 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
       repo: repos.memories,
       dialect: storage.kind,
       now,
-      embedder: config.embeddings ? openAiEmbedder(config.embeddings) : undefined,
+      embedder: config.embeddings
+        ? openAiEmbedder({ ...config.embeddings, breaker: deps.breakers?.embeddings })
+        : undefined,
       ...(deps.log ? { onEmbeddingError: (err: Error) => deps.log?.warn({ err }, 'embedding failed') } : {}),
-      answerModel: config.answerModel ? openAiChatModel(config.answerModel) : undefined,
+      answerModel: config.answerModel
+        ? openAiChatModel({ ...config.answerModel, breaker: deps.breakers?.answerModel })
+        : undefined,
       ...(deps.log
         ? {
             onAnswerModelError: (err: Error) =>

@@ -11,6 +11,8 @@ export interface Metrics {
   /** 1 while an optional shared dependency answers, 0 during its outage. */
   dependencyUp: Gauge<'dependency'>;
   rateLimitFailOpen: Counter<'bucket'>;
+  /** 1 on the replica that runs the cluster-wide pollers (all of them without a poller Lease). */
+  pollerLeader: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -47,6 +49,11 @@ export function createMetrics(): Metrics {
       name: 'colony_rate_limit_fail_open_total',
       help: 'Requests let through uncounted because the rate-limit store failed or timed out, by bucket',
       labelNames: ['bucket'],
+      registers: [registry],
+    }),
+    pollerLeader: new Gauge({
+      name: 'colony_poller_leader',
+      help: 'Whether this replica runs the cluster-wide background pollers (1) or leaves them to the leader (0)',
       registers: [registry],
     }),
   };

@@ -118,6 +118,7 @@ export class TaskScheduler {
   }
 
   start(): void {
+    if (this.timer !== undefined) return;
     const loop = () => {
       this.running = this.tick()
         .catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'task scheduler tick failed'))

@@ -7,6 +7,8 @@ export interface CircuitBreakerOptions {
   /** How long an open circuit refuses calls before one probe is let through. */
   coolDownMs: number;
   now: () => number;
+  /** Told when the circuit opens (true) and when a successful call closes it again (false). */
+  onOpenChange?: (open: boolean) => void;
 }
 
 /** Thrown instead of calling a dependency whose circuit is open. */
@@ -23,13 +25,23 @@ export interface CircuitBreaker {
 }
 
 // Three failed calls in a row (each up to its timeout), then a minute of answering without the dependency.
-const DEFAULTS: CircuitBreakerOptions = { failures: 3, coolDownMs: 60_000, now: Date.now };
+const DEFAULTS: Omit<CircuitBreakerOptions, 'onOpenChange'> = {
+  failures: 3,
+  coolDownMs: 60_000,
+  now: Date.now,
+};
 
 export function circuitBreaker(options: Partial<CircuitBreakerOptions> = {}): CircuitBreaker {
   const opts = { ...DEFAULTS, ...options };
   let failed = 0;
   let openedAt: number | undefined;
   let probing = false;
+
+  const setOpenedAt = (at: number | undefined) => {
+    const changed = (at === undefined) !== (openedAt === undefined);
+    openedAt = at;
+    if (changed) opts.onOpenChange?.(at !== undefined);
+  };
 
   const state = (): CircuitState => {
     if (openedAt === undefined) return 'closed';
@@ -49,11 +61,11 @@ export function circuitBreaker(options: Partial<CircuitBreakerOptions> = {}): Ci
       try {
         const result = await call();
         failed = 0;
-        openedAt = undefined;
+        setOpenedAt(undefined);
         return result;
       } catch (err) {
         failed += 1;
-        if (probe || failed >= opts.failures) openedAt = opts.now();
+        if (probe || failed >= opts.failures) setOpenedAt(opts.now());
         throw err;
       } finally {
         if (probe) probing = false;

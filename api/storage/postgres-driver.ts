@@ -1,7 +1,9 @@
 // PostgreSQL driver on node-postgres, used when DATABASE_URL is set.
 import pg from 'pg';
+import { listenOn } from './postgres-listener.ts';
 import {
   DatabaseUnavailableError,
+  type Listening,
   type SqlDriver,
   type SqlExecutor,
   type SqlValue,
@@ -64,17 +66,32 @@ const CONNECT_TIMEOUT_MS = 5_000;
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
+  /** What the pool's connections use, for the LISTEN connections too. */
+  private readonly client: pg.ClientConfig;
+  private readonly listening = new Set<Listening>();
 
   constructor(opts: PostgresDriverOptions) {
-    this.pool = new pg.Pool({
+    this.client = {
       connectionString: opts.url,
-      max: opts.maxConnections ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       keepAlive: true,
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
-    });
+    };
+    this.pool = new pg.Pool({ ...this.client, max: opts.maxConnections ?? 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
+  }
+
+  listen(channel: string, onPayload: (payload: string) => void, onReady: () => void): Listening {
+    const inner = listenOn(this.client, channel, onPayload, onReady);
+    const handle: Listening = {
+      close: async () => {
+        this.listening.delete(handle);
+        await inner.close();
+      },
+    };
+    this.listening.add(handle);
+    return handle;
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -117,6 +134,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.listening].map((l) => l.close()));
     await this.pool.end();
   }
 }

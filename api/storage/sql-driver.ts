@@ -9,9 +9,19 @@ export interface SqlExecutor {
   query<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
 }
 
+export interface Listening {
+  close(): Promise<void>;
+}
+
 export interface SqlDriver extends SqlExecutor {
   /** Runs `fn` in one transaction; a thrown error rolls it back. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Delivers what other connections send on `channel` (PostgreSQL's NOTIFY); `onReady` runs after
+   * each (re)connection, when anything sent meanwhile must be assumed missed. SQLite has no
+   * other process to hear from, so it has none.
+   */
+  listen?(channel: string, onPayload: (payload: string) => void, onReady: () => void): Listening;
   close(): Promise<void>;
 }
 

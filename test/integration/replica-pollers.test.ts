@@ -1,6 +1,7 @@
-// Measures what an idle replica's background timers ask of the shared database in a minute (job runner
-// poll, task scheduler, checkout sweeper, backups sweep): each replica polls on its own, so N replicas
-// cost N times one. Simulated time (fake timers over the synchronous SQLite driver) keeps it exact.
+// Measures what idle replicas' background timers ask of the shared database in a minute, at the
+// shipped defaults: the job runner's idle look on every replica, and the cluster-wide pollers (task
+// scheduler, checkout sweeper) only on the replica the poller gate opens, moving when the leader does.
+// Simulated time (fake timers over the synchronous SQLite driver) keeps it exact.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrations, type Storage, storageRepositories } from '../../api/app-storage.ts';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
+import { PollerGate } from '../../api/shared/poller-gate.ts';
 import { openDatabase } from '../../api/storage/open-database.ts';
-import type { SqlDriver } from '../../api/storage/sql-driver.ts';
+import { counting } from '../support/counting-driver.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,71 +19,55 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A driver that tallies the statements it runs by their first words. */
-function counting(driver: SqlDriver, tally: Map<string, number>): SqlDriver {
-  const count = (sql: string) => {
-    const head = sql.trim().split(/\s+/).slice(0, 3).join(' ');
-    tally.set(head, (tally.get(head) ?? 0) + 1);
-  };
-  return {
-    dialect: driver.dialect,
-    query: (sql, params) => {
-      count(sql);
-      return driver.query(sql, params);
-    },
-    transaction: (fn) =>
-      driver.transaction((tx) =>
-        fn({
-          dialect: tx.dialect,
-          query: (sql, params) => {
-            count(sql);
-            return tx.query(sql, params);
-          },
-        }),
-      ),
-    close: () => driver.close(),
-  };
-}
-
 const total = (tally: Map<string, number>) => [...tally.values()].reduce((a, b) => a + b, 0);
 
+const IDLE_LOOK = 'SELECT MIN(CASE WHEN';
+// Per minute at the defaults: the job runner's idle look every 10 s (COLONY_JOB_POLL_MS), and on the
+// leader 4 task-scheduler reads of due tasks (15 s) and the checkout sweep's two statements (60 s).
+const follower = { [IDLE_LOOK]: 6 };
+const leader = {
+  [IDLE_LOOK]: 6,
+  'SELECT * FROM': 4,
+  'UPDATE checkout_sessions SET': 1,
+  'DELETE FROM checkout_idempotency': 1,
+};
+
 describe('background pollers', () => {
-  it('every idle replica polls the shared database on its own', async () => {
+  it('idle replicas look for jobs rarely, and only the leader runs the cluster-wide pollers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'colony-pollers-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'colony.db');
     const tallies: Map<string, number>[] = [];
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    for (let i = 0; i < 3; i++) {
+    const gates = [new PollerGate(true), new PollerGate(false), new PollerGate(false)];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    for (const pollerGate of gates) {
       const tally = new Map<string, number>();
       tallies.push(tally);
       const storage: Storage = await openDatabase(
         { kind: 'sqlite', file },
         { migrations, repositories: (d) => storageRepositories(counting(d, tally)) },
       );
-      // Default intervals: job poll 500 ms, task scheduler 15 s, checkout sweep 60 s, backups 300 s.
       const config = loadConfig({ COLONY_DATA_DIR: dir, LOG_LEVEL: 'silent' });
-      const app = await buildServer(config, { storage });
+      const app = await buildServer(config, { storage, pollerGate });
       await app.ready();
       cleanups.push(async () => {
         await app.close();
         await storage.close();
       });
     }
+    const idleMinute = async () => {
+      for (const t of tallies) t.clear();
+      await vi.advanceTimersByTimeAsync(60_000);
+      return tallies.map((t) => Object.fromEntries(t));
+    };
     await vi.advanceTimersByTimeAsync(1_000);
-    for (const t of tallies) t.clear();
-    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await idleMinute()).toEqual([leader, follower, follower]);
+    expect(tallies.map(total)).toEqual([12, 6, 6]);
 
-    // Per replica and minute: 120 job claims (every 500 ms), 4 task-scheduler reads of due tasks, and
-    // the checkout sweep's two statements; docs/decisions.md ("One leader for the pollers") uses these.
-    for (const t of tallies) {
-      expect(Object.fromEntries(t)).toEqual({
-        'UPDATE jobs SET': 120,
-        'SELECT * FROM': 4,
-        'UPDATE checkout_sessions SET': 1,
-        'DELETE FROM checkout_idempotency': 1,
-      });
-    }
-    expect(tallies.map(total)).toEqual([126, 126, 126]);
+    // A new term: the old leader's pollers stop, the new one's start, the task scheduler at once
+    // (so its minute has a fifth look, at its start).
+    await gates[0]?.set(false);
+    await gates[2]?.set(true);
+    expect(await idleMinute()).toEqual([follower, follower, { ...leader, 'SELECT * FROM': 5 }]);
   });
 });

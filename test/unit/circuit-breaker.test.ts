@@ -5,7 +5,13 @@ import { CircuitOpenError, circuitBreaker } from '../../api/shared/circuit-break
 
 function setup() {
   const clock = { now: 0 };
-  const breaker = circuitBreaker({ failures: 3, coolDownMs: 1_000, now: () => clock.now });
+  const changes: boolean[] = [];
+  const breaker = circuitBreaker({
+    failures: 3,
+    coolDownMs: 1_000,
+    now: () => clock.now,
+    onOpenChange: (open) => changes.push(open),
+  });
   let calls = 0;
   const fail = () =>
     breaker.run(async () => {
@@ -17,7 +23,7 @@ function setup() {
       calls += 1;
       return 'ok';
     });
-  return { clock, breaker, fail, succeed, calls: () => calls };
+  return { clock, breaker, fail, succeed, calls: () => calls, changes };
 }
 
 describe('circuitBreaker', () => {
@@ -68,5 +74,18 @@ describe('circuitBreaker', () => {
     b.clock.now = 2_500;
     await expect(b.succeed()).resolves.toBe('ok');
     expect(b.calls()).toBe(5);
+  });
+
+  it('tells its watcher once when it opens and once when a probe closes it', async () => {
+    const b = setup();
+    for (let i = 0; i < 3; i++) await expect(b.fail()).rejects.toThrow('down');
+    await expect(b.fail()).rejects.toBeInstanceOf(CircuitOpenError);
+    b.clock.now = 1_000;
+    await expect(b.fail()).rejects.toThrow('down');
+    expect(b.changes).toEqual([true]);
+    b.clock.now = 2_000;
+    await expect(b.succeed()).resolves.toBe('ok');
+    await expect(b.succeed()).resolves.toBe('ok');
+    expect(b.changes).toEqual([true, false]);
   });
 });

@@ -1,4 +1,6 @@
-// Executes durable jobs: polls storage for runnable jobs, runs their handler, retries with backoff.
+// Executes durable jobs: runs their handler, retries with backoff. An idle runner sleeps until the
+// earliest pending job is due, is woken when a job is enqueued (in this process, or on PostgreSQL by
+// any replica), and otherwise looks again only every pollMs, for news it may have missed.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
@@ -17,11 +19,14 @@ export interface JobRunnerOptions {
   jobs: JobsRepo;
   handlers: JobHandlers;
   log: FastifyBaseLogger;
+  /** The longest an idle runner sleeps without being woken. */
   pollMs: number;
   leaseMs?: number;
   now?: () => number;
   onOutcome?: (type: string, outcome: 'completed' | 'retrying' | 'failed') => void;
 }
+
+const MIN_IDLE_MS = 25;
 
 /** Exponential backoff with equal jitter: half the ceiling fixed, half random; 1 s doubling to a 60 s cap. */
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
@@ -36,6 +41,11 @@ export class JobRunner {
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private stopped = false;
+  /** When the pending timer fires (local clock), so a later wake-up never postpones an earlier one. */
+  private wakesAt = Number.POSITIVE_INFINITY;
+  /** A wake-up came during a pass, which may already have looked: look again right after it. */
+  private woken = false;
+  private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(opts: JobRunnerOptions) {
     this.opts = { leaseMs: 60_000, now: Date.now, ...opts };
@@ -43,12 +53,27 @@ export class JobRunner {
 
   start(): void {
     this.stopped = false;
+    this.unsubscribe ??= this.opts.jobs.subscribe({
+      runnable: (runAt) => this.wakeAt(runAt),
+      missed: () => this.poke(),
+    });
     this.schedule(0);
   }
 
-  /** Wakes the runner now (after a job is enqueued) instead of waiting for the next poll. */
+  /** Wakes the runner now (after a job is enqueued) instead of waiting for its next look. */
   poke(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    this.wakeAt(0);
+  }
+
+  /** A job becomes runnable at `runAt`: be awake then, unless already due to wake earlier. */
+  wakeAt(runAt: number): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    const ms = Math.max(0, runAt - this.opts.now());
+    if (Date.now() + ms < this.wakesAt) this.schedule(ms);
   }
 
   async stop(): Promise<void> {
@@ -56,17 +81,47 @@ export class JobRunner {
     clearTimeout(this.timer);
     this.abort.abort();
     await this.running;
+    await this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
-  private schedule(ms: number): void {
+  /** `due`: a job is known to be runnable then, so the pass claims at once instead of asking first. */
+  private schedule(ms: number, due = true): void {
     clearTimeout(this.timer);
+    this.wakesAt = Date.now() + ms;
     this.timer = setTimeout(() => {
-      this.running = this.drain().finally(() => {
+      this.wakesAt = Number.POSITIVE_INFINITY;
+      this.running = this.pass(due).finally(() => {
         this.running = undefined;
-        if (!this.stopped) this.schedule(this.opts.pollMs);
       });
     }, ms);
     this.timer.unref();
+  }
+
+  private async pass(due: boolean): Promise<void> {
+    this.woken = false;
+    // An idle look asks when the next job is due first: one statement when there is nothing to do.
+    let wait = due ? 0 : await this.untilDue();
+    if (wait === 0) {
+      await this.drain();
+      wait = await this.untilDue();
+      // Due but not claimable: another runner holds it for a moment. No busy loop.
+      if (wait === 0) wait = MIN_IDLE_MS;
+    }
+    if (this.stopped) return;
+    if (this.woken) this.schedule(0);
+    else this.schedule(wait, wait < this.opts.pollMs);
+  }
+
+  /** Milliseconds until the earliest pending job is due (0: now), at most pollMs. */
+  private async untilDue(): Promise<number> {
+    const { jobs, now, pollMs } = this.opts;
+    try {
+      const next = await jobs.nextRunAt();
+      return next === undefined ? pollMs : Math.min(pollMs, Math.max(0, next - now()));
+    } catch {
+      return pollMs;
+    }
   }
 
   /** Runs jobs one after another until none is runnable. */

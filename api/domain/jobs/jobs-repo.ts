@@ -73,8 +73,19 @@ const toRecord = (r: JobRow): JobRecord => ({
   requestHash: r.request_hash,
 });
 
+/** Where PostgreSQL announces new and retried jobs, so the idle runners of every replica wake. */
+export const JOBS_CHANNEL = 'colony_jobs';
+
+/** Told the run time of each job enqueued or rescheduled; `missed` when announcements may have been lost. */
+export interface JobSubscriber {
+  runnable(runAt: number): void;
+  missed(): void;
+}
+
 export class JobsRepo {
   private readonly db: SqlDriver;
+
+  private readonly subscribers = new Set<JobSubscriber>();
 
   constructor(db: SqlDriver) {
     this.db = db;
@@ -103,7 +114,10 @@ export class JobsRepo {
         job.runAt ?? now,
       ],
     );
-    if (inserted[0]) return { job: toRecord(inserted[0]), created: true };
+    if (inserted[0]) {
+      await this.announce(job.runAt ?? now);
+      return { job: toRecord(inserted[0]), created: true };
+    }
     const [existing] = await this.db.query<JobRow>('SELECT * FROM jobs WHERE idempotency_key = $1', [
       job.idempotencyKey ?? null,
     ]);
@@ -179,6 +193,46 @@ export class JobsRepo {
              WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
             [id, workerId, error, retryAt, now],
           );
+    if (retryAt !== null && rows.length === 1) await this.announce(retryAt);
     return rows.length === 1;
+  }
+
+  /**
+   * When the earliest job becomes runnable: a queued or retrying job's run time, or a running
+   * job's lease end (its runner may have died). Undefined when nothing is pending.
+   */
+  async nextRunAt(): Promise<number | undefined> {
+    const [row] = await this.db.query<{ next: number | null }>(
+      `SELECT MIN(CASE WHEN status = 'running' THEN locked_until ELSE run_at END) AS next
+       FROM jobs WHERE status IN ('queued', 'retrying', 'running')`,
+    );
+    return row?.next ?? undefined;
+  }
+
+  /**
+   * Runners of this process hear of jobs at once; on PostgreSQL those of every replica do, over
+   * LISTEN. Returns the unsubscribe.
+   */
+  subscribe(subscriber: JobSubscriber): () => Promise<void> {
+    this.subscribers.add(subscriber);
+    const listening = this.db.listen?.(
+      JOBS_CHANNEL,
+      (payload) => {
+        const runAt = Number(payload);
+        if (Number.isFinite(runAt)) subscriber.runnable(runAt);
+      },
+      () => subscriber.missed(),
+    );
+    return async () => {
+      this.subscribers.delete(subscriber);
+      await listening?.close();
+    };
+  }
+
+  private async announce(runAt: number): Promise<void> {
+    for (const s of this.subscribers) s.runnable(runAt);
+    // Best effort: the job is stored, and a runner that missed the news finds it on its idle poll.
+    if (this.db.dialect === 'postgres')
+      await this.db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, String(runAt)]).catch(() => {});
   }
 }

@@ -1,4 +1,4 @@
-// Probes of the Kubernetes API and of the controller's leader Lease, used when a cluster is configured.
+// Probes of the Kubernetes API and of the leader Leases (controller, API pollers), used when a cluster is configured.
 import { CoordinationV1Api, type KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { Probe } from './probes.ts';
 
@@ -15,15 +15,19 @@ export function kubernetesApiProbe(kc: KubeConfig): Probe {
 }
 
 /**
- * The controller holds a Lease while it leads; a renewTime older than the lease duration means
- * no replica is reconciling, which is degraded rather than down (the cluster itself still serves).
+ * A leader holds its Lease; a renewTime older than the lease duration means no replica does that
+ * work, which is degraded rather than down (the cluster itself still serves).
  */
-export function controllerLeaseProbe(kc: KubeConfig, lease: string, now: () => number = Date.now): Probe {
+function leaseProbe(
+  kc: KubeConfig,
+  lease: string,
+  names: Pick<Probe, 'name' | 'description'>,
+  now: () => number,
+): Probe {
   const [namespace = '', name = ''] = lease.split('/');
   const api = kc.makeApiClient(CoordinationV1Api);
   return {
-    name: 'controller',
-    description: 'Colony controller (leader election Lease)',
+    ...names,
     async check() {
       const l = await api.readNamespacedLease({ name, namespace });
       const holder = l.spec?.holderIdentity;
@@ -40,3 +44,20 @@ export function controllerLeaseProbe(kc: KubeConfig, lease: string, now: () => n
     },
   };
 }
+
+export const controllerLeaseProbe = (kc: KubeConfig, lease: string, now: () => number = Date.now): Probe =>
+  leaseProbe(
+    kc,
+    lease,
+    { name: 'controller', description: 'Colony controller (leader election Lease)' },
+    now,
+  );
+
+/** Which API replica runs the cluster-wide pollers (task scheduler, token refresher, sweeps). */
+export const pollerLeaseProbe = (kc: KubeConfig, lease: string, now: () => number = Date.now): Probe =>
+  leaseProbe(
+    kc,
+    lease,
+    { name: 'pollers', description: 'API background pollers (leader election Lease)' },
+    now,
+  );

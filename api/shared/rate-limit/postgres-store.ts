@@ -1,18 +1,31 @@
 // Counters in the API's PostgreSQL database, shared by every replica.
+import type { Poller } from '../poller-gate.ts';
 import type { RateLimitCountersRepo } from './rate-limit-counters-repo.ts';
 import { alternatingKey, type WindowPair, type WindowPairStore } from './sliding-window.ts';
 
 export class PostgresCounterStore implements WindowPairStore {
   readonly name = 'postgres';
   private readonly repo: RateLimitCountersRepo;
-  private readonly sweeper: NodeJS.Timeout;
 
-  constructor(repo: RateLimitCountersRepo, sweepEveryMs = 60_000) {
+  constructor(repo: RateLimitCountersRepo) {
     this.repo = repo;
-    this.sweeper = setInterval(() => {
-      this.repo.purgeExpired(Date.now()).catch(() => {});
-    }, sweepEveryMs);
-    this.sweeper.unref();
+  }
+
+  /** Deletes expired rows; one replica's purge serves all, so it runs as a cluster-wide poller. */
+  purger(everyMs = 60_000): Poller {
+    let timer: NodeJS.Timeout | undefined;
+    return {
+      start: () => {
+        timer ??= setInterval(() => {
+          this.repo.purgeExpired(Date.now()).catch(() => {});
+        }, everyMs);
+        timer.unref();
+      },
+      stop: () => {
+        clearInterval(timer);
+        timer = undefined;
+      },
+    };
   }
 
   hit(key: string, windowStart: number, cost: number, windowMs: number): Promise<number> {
@@ -33,7 +46,5 @@ export class PostgresCounterStore implements WindowPairStore {
     );
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.sweeper);
-  }
+  async close(): Promise<void> {}
 }

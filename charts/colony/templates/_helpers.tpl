@@ -80,6 +80,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s/%s" .Release.Namespace (include "colony.leaseName" .) -}}
 {{- end -}}
 
+{{/* The Lease the API replicas elect their poller leader with (COLONY_POLLER_LEASE). */}}
+{{- define "colony.pollerLeaseName" -}}
+{{- printf "%s-api-pollers" (include "colony.fullname" .) -}}
+{{- end -}}
+
 {{- define "colony.secretName" -}}
 {{- default (include "colony.fullname" .) .Values.secrets.existingSecret -}}
 {{- end -}}
