@@ -14,7 +14,7 @@ export const redactUrl = (url: string): string =>
 /**
  * At the default level Fastify writes two lines per request and builds a child logger for them.
  * This controller writes one, when the response is done, with what an operator searches by: method,
- * URL, status, duration and request id. Error, 404 and stream lines stay Fastify's own.
+ * URL, status, duration, request id and client address. Error, 404 and stream lines stay Fastify's own.
  */
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
@@ -31,6 +31,8 @@ export class OneLinePerRequest extends LogController {
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTime: reply.elapsedTime,
+      // As Fastify's "incoming request" line had it: who asked (behind COLONY_TRUST_PROXY, the client).
+      remoteAddress: request.ip,
     };
     if (error) {
       reply.log.error({ ...line, err: error }, 'request errored');

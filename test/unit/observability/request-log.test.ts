@@ -36,7 +36,7 @@ async function serverLoggingAt(level: string) {
 }
 
 describe('OneLinePerRequest', () => {
-  it('writes one line per request with method, url, status, duration and request id', async () => {
+  it('writes one line per request with method, url, status, duration, request id and client address', async () => {
     const { app, lines } = await serverLoggingAt('info');
     const res = await app.inject({ url: '/items?page=2' });
     expect(res.statusCode).toBe(200);
@@ -48,6 +48,7 @@ describe('OneLinePerRequest', () => {
       method: 'GET',
       url: '/items?page=2',
       statusCode: 200,
+      remoteAddress: '127.0.0.1',
     });
     expect(typeof lines[0]?.responseTime).toBe('number');
   });
