@@ -3,12 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import type { KubeConfig } from '@kubernetes/client-node';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -45,7 +40,9 @@ import { frameworkAnswers } from './framework-answers.ts';
 import { createIdentityServices, type ModelBreakers } from './identity/identity-services.ts';
 import { colonyResources, type ResourceServerSpec } from './identity/oauth/resources.ts';
 import { lazyChildLoggerFactory } from './observability/lazy-child-logger.ts';
+import { stdoutDestination } from './observability/log-destination.ts';
 import { createMetrics, instrumentRequests, type Metrics } from './observability/metrics.ts';
+import { OneLinePerRequest, redactUrl } from './observability/request-log.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
@@ -85,14 +82,11 @@ export interface BuildOptions {
   pollerGate?: PollerGate;
 }
 
-// Tokens must never reach the logs, including ones a client wrongly put in the query string, nor
-// the authorization codes providers send to /connect/callback.
-const redactUrl = (url: string): string =>
-  url.replace(/([?&](?:access_token|token|code)=)[^&]*/gi, '$1[REDACTED]');
-
+/** pino's options; lines go to stdout asynchronously (api/observability/log-destination.ts). */
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    stream: stdoutDestination(),
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
     serializers: {
       req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
@@ -248,7 +242,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const listenerOptions = {
     genReqId: requestIdFrom,
     childLoggerFactory: lazyChildLoggerFactory,
-    logController: new LogController({
+    logController: new OneLinePerRequest({
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
       disableRequestLogging: (request) => QUIET_PATHS.has(request.url),

@@ -1,6 +1,7 @@
 // Entry point of `npm start`: loads config, serves the API, shuts down gracefully on SIGTERM/SIGINT.
 
 import { loadConfigOrExit } from '../api/config.ts';
+import { drainLogs } from '../api/observability/log-destination.ts';
 import { buildServer } from '../api/server.ts';
 import { PollerGate } from '../api/shared/poller-gate.ts';
 import { registerControllerGauges } from '../controller/metrics.ts';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
 
   // Handlers come first: a SIGTERM that arrives while the server is still starting must be graceful too.
   let stopping = false;
+  // Log lines are written asynchronously: the last requests' and the audit lines go out before exit.
+  const exit = (code: number) => drainLogs().then(() => process.exit(code));
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -32,10 +35,10 @@ async function main(): Promise<void> {
     Promise.all([controller?.stop(), election?.stop()])
       .then(() => app.close())
       .then(
-        () => process.exit(0),
+        () => exit(0),
         (err) => {
           app.log.error({ err }, 'shutdown failed');
-          process.exit(1);
+          return exit(1);
         },
       );
   };
@@ -66,5 +69,5 @@ main().catch((err) => {
   process.stderr.write(
     `colony: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );
-  process.exit(1);
+  void drainLogs().then(() => process.exit(1));
 });

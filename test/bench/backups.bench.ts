@@ -22,6 +22,7 @@ import {
   officeDatabaseName,
 } from '../../api/backups/render-database.ts';
 import { endToEnd } from './backups-end-to-end.ts';
+import { atMost, type BenchOutcome } from './goals.ts';
 
 export interface BackupsBenchOptions {
   megabytes: number;
@@ -100,7 +101,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
   return { ms: performance.now() - started, value };
 }
 
-export async function benchBackups(opts: BackupsBenchOptions): Promise<boolean | 'skipped'> {
+export async function benchBackups(opts: BackupsBenchOptions): Promise<BenchOutcome> {
   const adminUrl =
     process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   console.log('\n# backups: office database snapshot vs bare COPY TO STDOUT');
@@ -154,7 +155,7 @@ export async function benchBackups(opts: BackupsBenchOptions): Promise<boolean |
         `end to end through the API (${e2e.status}): snapshot ${e2e.snapshotMs.toFixed(0)} ms request to completed (${(mb(dumped) / (e2e.snapshotMs / 1000)).toFixed(1)} MB/s; the job itself ${e2e.workMs} ms), database restore ${e2e.restoreMs.toFixed(0)} ms`,
       );
     } else console.log('end to end through the API: skipped (no KUBECONFIG)');
-    return ratio <= TARGET_RATIO;
+    return [atMost('office database snapshot', ratio, TARGET_RATIO, '× bare COPY time')];
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));

@@ -27,6 +27,7 @@ import { type Agent, BenchCluster, inPool } from './controller/fixture.ts';
 import { type ChartController, chartController, type MemoryProbe, probeMemory } from './controller/memory.ts';
 import { type Snapshot, settle, sleep, waitFor } from './controller/snapshot.ts';
 import { TemplateWatch } from './controller/template-watch.ts';
+import { atMost, type BenchOutcome, type GoalRow } from './goals.ts';
 import { percentile } from './load.ts';
 
 export interface ControllerBenchOptions {
@@ -169,7 +170,7 @@ function report(rows: [string, string][]): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(44)} ${v}`);
 }
 
-export async function benchController(opts: ControllerBenchOptions): Promise<boolean | 'skipped'> {
+export async function benchController(opts: ControllerBenchOptions): Promise<BenchOutcome> {
   console.log('\n## Controller: AgentBindings from nothing to injected templates');
   if (!process.env.KUBECONFIG) {
     console.log('skipped: KUBECONFIG is not set (`make bench` starts the local control plane)');
@@ -266,8 +267,12 @@ export async function benchController(opts: ControllerBenchOptions): Promise<boo
       ['ratio controller / bare (target <= 1.5)', ratio.toFixed(2)],
     ]);
     // 4. Memory at 1k bindings, then at 10k (the extra offices on kwok nodes, like the first ones).
-    const memoryMet = await memorySteps({ cluster, watch, opts, lease, chart, running1k });
-    return ratio <= 1.5 && resyncWrites === 0 && memoryMet;
+    const memory = await memorySteps({ cluster, watch, opts, lease, chart, running1k });
+    return [
+      atMost(`${total} agents injected from nothing`, ratio, 1.5, '× bare writes'),
+      atMost('writes during a no-op resync', resyncWrites, 0, 'writes'),
+      ...memory,
+    ];
   } finally {
     watch.stop();
     controller?.child.kill('SIGKILL');
@@ -361,7 +366,7 @@ async function memorySteps(a: {
   lease: string;
   chart: ChartController;
   running1k: Snapshot;
-}): Promise<boolean> {
+}): Promise<GoalRow[]> {
   const { cluster, opts, chart } = a;
   const base = cluster.agents.length;
   const small = await probePair(a.lease, chart);
@@ -387,5 +392,8 @@ async function memorySteps(a: {
     `${mib(at1k)} (${((at1k / chart.limitMiB) * 100).toFixed(0)}%)${at10k === undefined ? '' : ` / ${mib(at10k)} (${((at10k / chart.limitMiB) * 100).toFixed(0)}%)`}: ${met ? 'met' : 'not met'}`,
   ]);
   report(rows);
-  return met;
+  const goals = [atMost(`controller RSS at ${base} bindings`, at1k, chart.limitMiB * 0.6, 'MiB')];
+  if (at10k !== undefined)
+    goals.push(atMost(`controller RSS at ${cluster.agents.length} bindings`, at10k, chart.limitMiB, 'MiB'));
+  return goals;
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
+import { atLeast, type GoalRow } from './goals.ts';
 import { formatRow } from './load.ts';
 
 const PATHS = ['/api/v1/skills?limit=100', '/api/v1/pricing'];
@@ -67,7 +68,7 @@ async function measure(targets: Target[], path: string, requests: number) {
   return { on, off, ratio: off / on };
 }
 
-export async function benchInputGuards(opts: { requests: number }): Promise<boolean> {
+export async function benchInputGuards(opts: { requests: number }): Promise<GoalRow[]> {
   const targets = [await build(true), await build(false), await build(false), await build(true)];
   try {
     console.log(
@@ -75,14 +76,13 @@ export async function benchInputGuards(opts: { requests: number }): Promise<bool
     );
     const widths = [26, 16, 16, 18];
     console.log(formatRow(['path', 'off µs/req', 'on µs/req', 'throughput ratio'], widths));
-    let ok = true;
+    const rows: GoalRow[] = [];
     for (const path of PATHS) {
       const m = await measure(targets, path, opts.requests);
-      ok &&= m.ratio >= TARGET;
+      rows.push(atLeast(`${path} with guards`, m.ratio, TARGET, '× without'));
       console.log(formatRow([path, m.off.toFixed(1), m.on.toFixed(1), m.ratio.toFixed(3)], widths));
     }
-    console.log(`\nthroughput ratio with guards target >= ${TARGET}: ${ok ? 'met' : 'NOT met'}`);
-    return ok;
+    return rows;
   } finally {
     for (const t of targets) {
       await t.app.close();
