@@ -1,6 +1,6 @@
 // Three real API replicas over one PostgreSQL schema and one private Redis, behind a round-robin proxy
 // that appends X-Forwarded-For (COLONY_TRUST_PROXY=1, as the chart's Ingress): the scale-out items hold
-// together. Shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
+// together. One poller leader, shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
 // replica leaving. PostgreSQL only: replicas share a database server, never a SQLite file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -11,6 +11,7 @@ import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
 import { requestHash } from '../../api/shared/canonical-json.ts';
+import { PollerGate } from '../../api/shared/poller-gate.ts';
 import {
   type AgentProfileServer,
   startAgentProfileServer,
@@ -69,7 +70,9 @@ describe('many replicas behind one proxy, over one PostgreSQL and one Redis', ()
       const storage = await openStorage(made.target);
       const dataDir = mkdtempSync(join(tmpdir(), 'colony-replica-'));
       const config = loadConfig({ ...env, COLONY_DATA_DIR: dataDir });
-      const app = await buildServer(config, { storage, now: () => clock.now, runJobs: false });
+      // The first replica holds the poller Lease (the election itself: poller-election.test.ts).
+      const pollerGate = new PollerGate(i === 0);
+      const app = await buildServer(config, { storage, now: () => clock.now, runJobs: false, pollerGate });
       const port = await freePort();
       await app.listen({ port, host: '127.0.0.1' });
       replicas.push({ app, storage, dataDir, port });
@@ -112,6 +115,16 @@ describe('many replicas behind one proxy, over one PostgreSQL and one Redis', ()
     );
   const readiness = () =>
     Promise.all(replicas.map(async (r) => (await r.app.inject({ url: '/readyz' })).statusCode));
+
+  it('tells the replica that runs the cluster-wide pollers from the others', async () => {
+    const leaders = await Promise.all(
+      replicas.map(async (r) => {
+        const text = (await r.app.inject({ url: '/metrics' })).body;
+        return /^colony_poller_leader (\d)/m.exec(text)?.[1];
+      }),
+    );
+    expect(leaders).toEqual(['1', '0', '0']);
+  });
 
   it('keeps one exact budget per client address across the replicas', async () => {
     // Six requests round-robin over three replicas: each replica counted some, the store counted all.
