@@ -6,7 +6,8 @@ import { SnapshotsRepo } from './backups/snapshots-repo.ts';
 import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
-import { commerceMigrations } from './commerce/migrations.ts';
+import { commerceMigrations, ordersMigration } from './commerce/migrations.ts';
+import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
 import { ConnectRepo } from './connect/connect-repo.ts';
 import { connectMigrations } from './connect/migrations.ts';
@@ -33,6 +34,7 @@ export interface Storage extends StorageHandle {
   readonly checkoutSessions: CheckoutSessionsRepo;
   readonly checkoutIdempotency: CheckoutIdempotencyRepo;
   readonly subscriptions: SubscriptionsRepo;
+  readonly orders: OrdersRepo;
   readonly billingHandoffs: BillingHandoffsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
@@ -53,6 +55,7 @@ export const migrations: readonly Migration[] = [
   ...memoryMigrations, // 203
   ...backupsMigrations, // 400, 401
   ...keyRevealMigrations, // 204
+  ordersMigration, // 102
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -66,6 +69,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     checkoutSessions: new CheckoutSessionsRepo(driver),
     checkoutIdempotency: new CheckoutIdempotencyRepo(driver),
     subscriptions: new SubscriptionsRepo(driver),
+    orders: new OrdersRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),

@@ -29,10 +29,15 @@ export interface Buyer {
 
 /** What the owner's finish at continue_url left on the session. */
 export interface CheckoutOrder {
+  /** The order's own id; sessions finished before orders had one are named by their subscription. */
+  orderId?: string;
   subscriptionId: string;
   accountId: string;
   trialEnd: number | null;
 }
+
+/** The id an agent was given for a finished checkout's order. */
+export const orderIdOf = (o: CheckoutOrder): string => o.orderId ?? o.subscriptionId;
 
 export interface CheckoutSession {
   id: string;

@@ -60,6 +60,37 @@ const handoffs = eachDialect(
   CREATE INDEX billing_handoffs_session ON billing_handoffs (checkout_session_id)`,
 );
 
+// Every finished checkout is an order, kept for good: a later plan change updates the account's one
+// subscription, so the order ids agents were given must not depend on that row. Orders until now were
+// named by their subscription's id, which stays their id.
+const orders = eachDialect(
+  (t) => `
+  CREATE TABLE orders (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    checkout_session_id TEXT NOT NULL UNIQUE,
+    subscription_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    billing_interval TEXT NOT NULL,
+    data ${t.json} NOT NULL,
+    trial_end ${t.bigint},
+    created_at ${t.bigint} NOT NULL
+  );
+  CREATE INDEX orders_account ON orders (account_id, created_at);
+  INSERT INTO orders (id, account_id, checkout_session_id, subscription_id, kind, plan, billing_interval, data,
+    trial_end, created_at)
+  SELECT id, account_id, checkout_session_id, id, 'subscribe', plan, billing_interval, data, trial_end, created_at
+  FROM subscriptions`,
+);
+
+/** Applied after the identity, memory and backups ones that came before it in time. */
+export const ordersMigration: Migration = {
+  id: 102,
+  name: 'orders: one per finished checkout, the first buying the subscription and later ones changing it',
+  sql: orders,
+};
+
 export const commerceMigrations: readonly Migration[] = [
   {
     id: 100,

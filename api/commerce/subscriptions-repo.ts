@@ -1,4 +1,5 @@
-// Each account's current subscription, recorded when its owner finishes a checkout at continue_url.
+// Each account's one subscription: bought by its first finished checkout, changed by later ones (their
+// orders are in orders-repo.ts), and never replaced, so its id and the processor's stay the same.
 import { readJson, writeJson } from '../storage/json-column.ts';
 import type { SqlDriver } from '../storage/sql-driver.ts';
 
@@ -71,19 +72,12 @@ export class SubscriptionsRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  async bySession(checkoutSessionId: string): Promise<SubscriptionRecord | undefined> {
-    const [row] = await this.db.query<SubscriptionRow>(
-      'SELECT * FROM subscriptions WHERE checkout_session_id = $1',
-      [checkoutSessionId],
-    );
-    return row ? toRecord(row) : undefined;
+  /** A subscription Colony still bills: not canceled (a trial counts). */
+  static live(s: SubscriptionRecord | undefined): s is SubscriptionRecord {
+    return s !== undefined && s.status !== 'canceled';
   }
 
-  /**
-   * An account has one current subscription: a new purchase replaces the previous record, while a
-   * repeated (or concurrent) finish of the same checkout keeps the first record's id, so the id the
-   * session's order names is the one stored.
-   */
+  /** Writes the account's subscription; its id and creation time are the first purchase's for good. */
   async record(s: SubscriptionRecord): Promise<SubscriptionRecord> {
     const data = writeJson({ items: s.items, testMode: s.testMode } satisfies SubscriptionData);
     const [row] = await this.db.query<SubscriptionRow>(
@@ -91,10 +85,6 @@ export class SubscriptionsRepo {
          trial_end, processor, processor_ref, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
        ON CONFLICT (account_id) DO UPDATE SET
-         id = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
-           THEN subscriptions.id ELSE excluded.id END,
-         created_at = CASE WHEN subscriptions.checkout_session_id = excluded.checkout_session_id
-           THEN subscriptions.created_at ELSE excluded.created_at END,
          checkout_session_id = excluded.checkout_session_id,
          status = excluded.status, plan = excluded.plan, billing_interval = excluded.billing_interval,
          data = excluded.data, trial_end = excluded.trial_end, processor = excluded.processor,

@@ -57,6 +57,24 @@ describe('StripeProcessor against stripe-mock', () => {
     );
   });
 
+  it('changes a subscription in one prorated update that stripe-mock accepts', async () => {
+    const changed = await processor().changeSubscription({
+      subscription: { processorRef: 'sub_123', accountId: 'acct_test', status: 'trialing', trialEnd: null },
+      sessionId: 'cs_change',
+      lines: lines('plan_team_annual'),
+    });
+    expect(['trialing', 'active']).toContain(changed.subscriptionStatus);
+    // The same parameter check as for a Checkout Session: a line Stripe cannot bill is refused.
+    const bad = lines('plan_pro_monthly').map((l) => ({ ...l, interval: 'fortnight' as 'month' }));
+    await expect(
+      processor().changeSubscription({
+        subscription: { processorRef: 'sub_123', accountId: 'acct_test', status: 'active', trialEnd: null },
+        sessionId: 'cs_change_bad',
+        lines: bad,
+      }),
+    ).rejects.toThrow(/interval|fortnight|invalid/i);
+  });
+
   it('reports an open Checkout Session as not finished', async () => {
     expect(await processor().confirm('cs_test_open')).toEqual({ status: 'open' });
   });
@@ -147,7 +165,7 @@ describe('the billing page with Stripe', () => {
     expect(back.statusCode).toBe(200);
     expect(back.body).toContain('The payment was not finished yet');
     expect((await s.app.inject({ url: `/checkout_sessions/${id}` })).json().status).toBe('ready_for_payment');
-    expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+    expect(await s.app.colony.storage.orders.bySession(id)).toBeUndefined();
   });
 });
 

@@ -138,7 +138,7 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
     const session = await sessionOf(p.id);
     expect(session?.status).not.toBe('completed');
     expect(session?.revision).toBe(p.revision);
-    expect(await s.app.colony.storage.subscriptions.bySession(p.id)).toBeUndefined();
+    expect(await s.app.colony.storage.orders.bySession(p.id)).toBeUndefined();
     expect((await s.app.colony.storage.billingHandoffs.get(p.reference))?.status).toBe('open');
   }
 
@@ -146,7 +146,10 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
     const session = await sessionOf(p.id);
     expect(session?.status).toBe('completed');
     expect(session?.revision).toBe((p.revision ?? 0) + 1);
-    const sub = await s.app.colony.storage.subscriptions.bySession(p.id);
+    const order = await s.app.colony.storage.orders.bySession(p.id);
+    expect(order).toMatchObject({ accountId: p.accountId, kind: 'subscribe', plan: 'pro' });
+    const sub = await s.app.colony.storage.subscriptions.ofAccount(p.accountId);
+    expect(order?.subscriptionId).toBe(sub?.id);
     expect(sub).toMatchObject({
       accountId: p.accountId,
       checkoutSessionId: p.id,
@@ -156,7 +159,11 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
       testMode: true,
     });
     expect(sub?.processorRef).toMatch(/^sub_/);
-    expect(session?.order).toMatchObject({ subscriptionId: sub?.id, accountId: p.accountId });
+    expect(session?.order).toMatchObject({
+      orderId: order?.id,
+      subscriptionId: sub?.id,
+      accountId: p.accountId,
+    });
     expect((await s.app.colony.storage.subscriptions.ofAccount(p.accountId))?.id).toBe(sub?.id);
     return sub;
   }
@@ -417,7 +424,7 @@ describe('Stripe webhook when Stripe cannot be asked', () => {
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json()).toMatchObject({ code: 'service_unavailable' });
     expect((await s.app.colony.storage.checkoutSessions.get(id))?.status).not.toBe('completed');
-    expect(await s.app.colony.storage.subscriptions.bySession(id)).toBeUndefined();
+    expect(await s.app.colony.storage.orders.bySession(id)).toBeUndefined();
     expect((await s.app.colony.storage.billingHandoffs.get(reference))?.status).toBe('open');
 
     expect((await deliver(s, payload, signature(payload, { secret: 'whsec_another' }))).statusCode).toBe(400);

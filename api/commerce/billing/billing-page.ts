@@ -3,7 +3,8 @@
 import { escapeHtml, page } from '../../shared/html.ts';
 import type { CheckoutSession } from '../checkout-session.ts';
 import { dollars, firstChargeAt, isoDate } from '../checkout-terms.ts';
-import type { SubscriptionRecord } from '../subscriptions-repo.ts';
+import type { OrderRecord } from '../orders-repo.ts';
+import { type SubscriptionRecord, SubscriptionsRepo } from '../subscriptions-repo.ts';
 
 export interface BillingView {
   session: CheckoutSession;
@@ -13,7 +14,12 @@ export interface BillingView {
   /** Nothing can be charged: the test processor or Stripe in test mode (always so in a sandbox). */
   testMode: boolean;
   sandbox: boolean;
+  /** The signed-in account's subscription (or, once finished, the buyer's). */
   subscription: SubscriptionRecord | undefined;
+  /** The order this checkout made, once finished. */
+  order?: OrderRecord | undefined;
+  /** Whether the signed-in account may still have a free trial (one per account). */
+  trialAvailable: boolean;
   /** A message from a failed or unfinished hand-off. */
   notice?: string;
 }
@@ -45,6 +51,32 @@ ${rows}
 </tbody></table>`;
 }
 
+const planName = (p: { plan: string; interval: string }) =>
+  `${escapeHtml(p.plan)} (${p.interval === 'year' ? 'annual' : 'monthly'})`;
+
+/** An account with a live plan changes it: said before the owner confirms, as Stripe's portal does. */
+function changePanel(v: BillingView, current: SubscriptionRecord): string {
+  const plan = v.session.cart.lines.find((l) => l.kind === 'plan');
+  const to = plan ? planName({ plan: plan.plan ?? '', interval: plan.interval }) : 'the items above';
+  const trial =
+    current.status === 'trialing' && current.trialEnd
+      ? ` Your free trial continues until ${isoDate(current.trialEnd)}; the new price applies from then.`
+      : ' The payment processor prorates: the unused part of your current plan is credited and the rest of this period is charged at the new price, on your next invoice.';
+  return `<div class="panel" id="change"><p><strong>This changes your plan</strong> from <span id="change-from">${planName(current)}</span> to <span id="change-to">${to}</span>.${trial}</p>
+<p class="muted">Your account keeps one subscription; nothing else is bought.</p></div>`;
+}
+
+function noTrialPanel(v: BillingView): string {
+  const { cart } = v.session;
+  return `<div class="panel" id="no-trial"><p><strong>No free trial:</strong> this account has had its trial. The first charge of ${dollars(cart.total)} plus tax is today, then every ${cart.interval === 'year' ? 'year' : 'month'} until you cancel.</p></div>`;
+}
+
+function termsPanel(v: BillingView): string {
+  if (v.account && SubscriptionsRepo.live(v.subscription)) return changePanel(v, v.subscription);
+  if (v.account && !v.trialAvailable) return noTrialPanel(v);
+  return trialPanel(v);
+}
+
 function trialPanel(v: BillingView): string {
   const { cart } = v.session;
   const first = isoDate(firstChargeAt(v.now, cart.trialDays));
@@ -65,16 +97,23 @@ function accountPanel(v: BillingView): string {
   const mode = v.testMode ? ' <span id="test-mode">(test mode: nothing will be charged)</span>' : '';
   return `<div class="panel" id="account"><p>Signed in as <strong id="account-name">${escapeHtml(v.account.name)}</strong> (${escapeHtml(v.account.email)}).</p>
 <form method="post" action="${here}/pay"><input type="hidden" name="_csrf" value="${escapeHtml(v.csrf)}">
-<p class="actions"><button class="primary" id="pay" type="submit">Continue to payment</button>${mode}</p></form></div>`;
+<p class="actions"><button class="primary" id="pay" type="submit">${SubscriptionsRepo.live(v.subscription) ? 'Change plan' : 'Continue to payment'}</button>${mode}</p></form></div>`;
 }
 
 function finishedPanel(v: BillingView): string {
   const sub = v.subscription;
-  const trial = sub?.trialEnd
-    ? ` Your free trial ends on <strong id="trial-end">${isoDate(sub.trialEnd)}</strong>.`
+  const order = v.order;
+  const trial = order?.trialEnd
+    ? ` Your free trial ends on <strong id="trial-end">${isoDate(order.trialEnd)}</strong>.`
+    : '';
+  const what = order?.from
+    ? `Your plan changed from ${planName(order.from)} to ${planName(order)}.`
+    : `Your ${escapeHtml(order?.plan ?? sub?.plan ?? '')} plan is active, billed every ${order ? per(order.interval) : 'period'}.`;
+  const id = order
+    ? ` <span class="muted">Order <code id="order-id">${escapeHtml(order.id)}</code>.</span>`
     : '';
   return `<div class="panel" id="finished"><h2>You're all set</h2>
-<p>Your ${escapeHtml(sub?.plan ?? '')} plan is active, billed every ${sub ? per(sub.interval) : 'period'}.${trial}</p>
+<p>${what}${trial}${id}</p>
 <p><a href="/account">Go to your account</a></p></div>`;
 }
 
@@ -96,7 +135,7 @@ function nextStep(v: BillingView): string {
   if (s.status === 'completed') return finishedPanel(v);
   if (s.status === 'canceled' || s.status === 'expired') return closedPanel(s);
   if (s.cart.problems.length > 0) return problemsPanel(s);
-  return `${trialPanel(v)}\n${accountPanel(v)}`;
+  return `${termsPanel(v)}\n${accountPanel(v)}`;
 }
 
 export function renderBillingPage(v: BillingView): string {

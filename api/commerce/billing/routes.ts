@@ -13,8 +13,9 @@ import type { CommerceOptions } from '../commerce-services.ts';
 import { REFERENCE_PLACEHOLDER, type StartedCheckout } from '../processors/processor.ts';
 import { TEST_TAX_RATES, TestProcessor } from '../processors/test-processor.ts';
 import { renderTestProcessorPage } from '../processors/test-processor-page.ts';
+import { type SubscriptionRecord, SubscriptionsRepo } from '../subscriptions-repo.ts';
 import { renderBillingPage, renderMissingCheckout } from './billing-page.ts';
-import { type FinishOutcome, finishCheckout, protocolOf } from './finish-checkout.ts';
+import { changePlan, type FinishOutcome, finishCheckout, protocolOf } from './finish-checkout.ts';
 
 const hidden = { schema: { hide: true } };
 const HTML = 'text/html; charset=utf-8';
@@ -49,6 +50,18 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
 
   const load = (id: string) => checkout.get(protocolOf(id), id);
 
+  /**
+   * What this account gets from this checkout: a finished one its order and subscription; an open one
+   * a change of its live plan, or a new plan with the trial only if it never had one.
+   */
+  async function accountTerms(session: CheckoutSession, accountId: string | undefined) {
+    const order = session.status === 'completed' ? await storage.orders.bySession(session.id) : undefined;
+    const owner = order?.accountId ?? accountId;
+    const subscription = owner ? await storage.subscriptions.ofAccount(owner) : undefined;
+    const trialAvailable = owner ? !(await storage.orders.anyOf(owner)) : true;
+    return { order, subscription, trialAvailable };
+  }
+
   async function show(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -69,7 +82,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
         now: now(),
         testMode: processor.testMode,
         sandbox: config.environment === 'sandbox',
-        subscription: session.status === 'completed' ? await storage.subscriptions.bySession(id) : undefined,
+        ...(await accountTerms(session, account?.id)),
         ...(notice ? { notice } : {}),
       }),
     );
@@ -87,6 +100,39 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
     const session = await load(id);
     if (!session) return html(reply, 404, renderMissingCheckout());
     if (!payable(session)) return reply.redirect(`/checkout/${encodeURIComponent(id)}`, 303);
+    const terms = await accountTerms(session, account.id);
+    // The page said so before this click: with a live plan, this checkout changes it.
+    if (SubscriptionsRepo.live(terms.subscription))
+      return changeAndShow(request, reply, session, terms.subscription);
+    // One free trial per account, not one per purchase.
+    const trialDays = terms.trialAvailable ? session.cart.trialDays : 0;
+    return handOff(request, reply, session, account, trialDays);
+  });
+
+  async function changeAndShow(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: CheckoutSession,
+    current: SubscriptionRecord,
+  ) {
+    try {
+      await changePlan({ storage, checkout, processor, session, current, now: now() });
+    } catch (err) {
+      request.log.error({ err, processor: processor.name }, 'payment processor refused a plan change');
+      return show(request, reply, session.id, PROCESSOR_DOWN, 503);
+    }
+    return reply.redirect(`/checkout/${encodeURIComponent(session.id)}`, 303);
+  }
+
+  /** Starts the processor's hosted checkout and records the hand-off, then sends the owner there. */
+  async function handOff(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: CheckoutSession,
+    account: { id: string; email: string },
+    trialDays: number,
+  ) {
+    const id = session.id;
     const here = `${base}/checkout/${encodeURIComponent(id)}`;
     let started: StartedCheckout;
     try {
@@ -95,7 +141,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
         accountId: account.id,
         accountEmail: account.email,
         lines: session.cart.lines,
-        trialDays: session.cart.trialDays,
+        trialDays,
         successUrl: `${here}/return?reference=${REFERENCE_PLACEHOLDER}`,
         cancelUrl: here,
         expiresAt: session.expiresAt,
@@ -111,7 +157,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
         processor: processor.name,
         checkoutSessionId: id,
         accountId: account.id,
-        data: { trial_days: session.cart.trialDays, subtotal: session.cart.subtotal },
+        data: { trial_days: trialDays, subtotal: session.cart.subtotal },
         createdAt: now(),
       });
     } catch (err) {
@@ -119,7 +165,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
       if (!(err instanceof UniqueViolationError)) throw err;
     }
     return reply.redirect(started.redirectUrl, 303);
-  });
+  }
 
   app.get<RefParams>('/checkout/:id/return', hidden, async (request, reply) => {
     const account = await requireAccount(request, reply);
@@ -143,6 +189,11 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
     if (result.outcome === 'completed') return reply.redirect(`/checkout/${encodeURIComponent(id)}`, 303);
     if (result.outcome === 'not_yours')
       return forbidden(reply, 'This payment was started by another account.');
+    if (result.outcome === 'already_subscribed')
+      return forbidden(
+        reply,
+        'This account already has a Colony plan, so this second payment was canceled at the processor. Open the checkout again to change your plan instead.',
+      );
     if (result.outcome === 'finished_by_another')
       return forbidden(
         reply,

@@ -2,6 +2,7 @@
 // an account, then confirm what the owner did there. Processors collect the billing address and
 // payment details and assess tax; Colony never sees a card number.
 import type { PricedLine } from '../checkout-pricing.ts';
+import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 
 export interface ProcessorCheckout {
   sessionId: string;
@@ -44,6 +45,22 @@ export interface PaymentProcessor {
   confirm(reference: string): Promise<ConfirmedCheckout>;
   /** Ends a subscription the processor opened that Colony will not honour (a second payer). */
   cancelSubscription(subscriptionRef: string): Promise<void>;
+  /**
+   * Moves the account's one subscription to these lines, prorating as the processor does; a trial in
+   * progress continues. Repeating it for the same session changes nothing more.
+   */
+  changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription>;
+}
+
+export interface SubscriptionChange {
+  subscription: Pick<SubscriptionRecord, 'processorRef' | 'accountId' | 'status' | 'trialEnd'>;
+  sessionId: string;
+  lines: readonly PricedLine[];
+}
+
+export interface ChangedSubscription {
+  subscriptionStatus: 'trialing' | 'active';
+  trialEnd: number | null;
 }
 
 export const REFERENCE_PLACEHOLDER = '{REFERENCE}';

@@ -3,12 +3,15 @@
 // billing address Stripe collects.
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
+import type { PricedLine } from '../checkout-pricing.ts';
 import {
+  type ChangedSubscription,
   type ConfirmedCheckout,
   type PaymentProcessor,
   type ProcessorCheckout,
   REFERENCE_PLACEHOLDER,
   type StartedCheckout,
+  type SubscriptionChange,
 } from './processor.ts';
 
 export interface StripeProcessorOptions {
@@ -18,7 +21,7 @@ export interface StripeProcessorOptions {
   /** How long one API call may take (default 10 s); Stripe's own default, 80 s, would hold a request. */
   timeoutMs?: number;
   /** A client to use instead of building one (unit tests stand one in). */
-  client?: Pick<Stripe, 'checkout' | 'subscriptions'>;
+  client?: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -66,7 +69,7 @@ const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
-  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions'>;
+  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
 
   constructor(o: StripeProcessorOptions) {
     this.stripe =
@@ -121,6 +124,61 @@ export class StripeProcessor implements PaymentProcessor {
         {},
         { idempotencyKey: `colony-cancel-${subscriptionRef}` },
       );
+  }
+
+  /**
+   * Replaces the subscription's items with the new lines in one update, which Stripe prorates
+   * (`create_prorations`: a credit for the unused part, a charge for the rest, on the next invoice);
+   * a trial in progress keeps its end. The key makes a repeated confirm of one checkout one update.
+   */
+  async changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription> {
+    const ref = c.subscription.processorRef;
+    const current = await this.stripe.subscriptions.retrieve(ref);
+    const products: string[] = [];
+    for (const line of c.lines) products.push(await this.productFor(line));
+    const updated = await this.stripe.subscriptions.update(
+      ref,
+      {
+        items: [
+          ...current.items.data.map((item) => ({ id: item.id, deleted: true })),
+          ...c.lines.map((l, i) => ({
+            quantity: l.quantity,
+            price_data: {
+              currency: 'usd',
+              unit_amount: l.unitAmount,
+              recurring: { interval: l.interval },
+              product: products[i] ?? '',
+            },
+          })),
+        ],
+        proration_behavior: 'create_prorations',
+        metadata: { colony_checkout_session: c.sessionId, colony_account: c.subscription.accountId },
+      },
+      { idempotencyKey: `colony-change-${c.sessionId}` },
+    );
+    return {
+      subscriptionStatus: updated.status === 'trialing' ? 'trialing' : 'active',
+      trialEnd: updated.trial_end ? updated.trial_end * 1000 : null,
+    };
+  }
+
+  /**
+   * A subscription item's inline price names a Product by id (a Checkout Session took product_data):
+   * one Product per catalog item, made the first time it is needed, with an id Colony can name again.
+   */
+  private async productFor(line: PricedLine): Promise<string> {
+    const id = `colony_${line.itemId}`;
+    try {
+      await this.stripe.products.create(
+        { id, name: line.name, description: line.description, metadata: { colony_item_id: line.itemId } },
+        { idempotencyKey: `colony-product-${id}` },
+      );
+    } catch (err) {
+      const exists =
+        err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_already_exists';
+      if (!exists) throw err;
+    }
+    return id;
   }
 
   async confirm(reference: string): Promise<ConfirmedCheckout> {

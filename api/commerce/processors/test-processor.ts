@@ -3,7 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import type { BillingHandoffsRepo } from '../billing-handoffs-repo.ts';
 import { firstChargeAt } from '../checkout-terms.ts';
-import type { ConfirmedCheckout, PaymentProcessor, ProcessorCheckout, StartedCheckout } from './processor.ts';
+import type {
+  ChangedSubscription,
+  ConfirmedCheckout,
+  PaymentProcessor,
+  ProcessorCheckout,
+  StartedCheckout,
+  SubscriptionChange,
+} from './processor.ts';
 
 /** Test-mode rates by billing country (percent); anything else is taxed at 0. Not tax advice. */
 export const TEST_TAX_RATES: Record<string, number> = {
@@ -63,6 +70,15 @@ export class TestProcessor implements PaymentProcessor {
       },
       this.now(),
     );
+  }
+
+  /** Nothing is charged, so there is nothing to prorate: the subscription just takes the new lines. */
+  async changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription> {
+    const trialing = c.subscription.status === 'trialing' && (c.subscription.trialEnd ?? 0) > this.now();
+    return {
+      subscriptionStatus: trialing ? 'trialing' : 'active',
+      trialEnd: trialing ? c.subscription.trialEnd : null,
+    };
   }
 
   /** The test processor never charges, so there is nothing to stop. */
