@@ -30,9 +30,12 @@ export function sharedServerRequest(
   headers: Headers,
   body: unknown,
 ): JSONRPCRequest | undefined {
-  if (httpMethod !== 'POST' || !isJSONRPCRequest(body) || !SHARED_METHODS.has(body.method)) return undefined;
+  // The cheap tests first: most requests that are not tool calls leave here.
+  if (httpMethod !== 'POST' || !SHARED_METHODS.has((body as { method?: string } | null)?.method ?? ''))
+    return undefined;
   const accept = one(headers.accept) ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJSONRPCRequest(body)) return undefined;
   const protocolVersionHeader = one(headers['mcp-protocol-version']);
   if (protocolVersionHeader !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersionHeader))
     return undefined;
