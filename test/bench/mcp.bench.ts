@@ -171,13 +171,9 @@ export async function benchMcp(opts: {
       const sdk = await run(child, targets.sdk, at);
       const pub = await run(child, targets.public, at);
       const mem = await run(child, targets.memory, at);
-      const cells = [connections, sdk.rps, pub.rps, pub.rps / sdk.rps, mem.rps, mem.rps / sdk.rps];
-      console.log(
-        formatRow(
-          cells.map((c, i) => (i === 0 ? c : c.toFixed(i % 2 ? 0 : 2))),
-          widths,
-        ),
-      );
+      const [x, ratio] = [(n: number) => n.toFixed(0), (n: number) => (n / sdk.rps).toFixed(2)];
+      const cells = [connections, x(sdk.rps), x(pub.rps), ratio(pub.rps), x(mem.rps), ratio(mem.rps)];
+      console.log(formatRow(cells, widths));
     }
 
     return [

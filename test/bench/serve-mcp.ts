@@ -57,8 +57,10 @@ const sdk = createServer(async (req, res) => {
   for (const [name, value] of Object.entries(req.headers))
     if (typeof value === 'string') headers.set(name, value);
   const body = req.method === 'POST' ? await bodyOf(req) : undefined;
+  // The body is handed over parsed too, as a framework's JSON parser would: the SDK's fastest entry.
   const response = await sdkHandler.fetch(
     new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, ...(body ? { body } : {}) }),
+    body ? { parsedBody: JSON.parse(body.toString('utf8')) } : {},
   );
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));
