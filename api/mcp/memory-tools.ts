@@ -1,6 +1,6 @@
 // The memory (cortex) tools. The HTTP gate has already checked token and scope; each tool checks
-// again and acts only on the memory of the token's own account.
-import type { McpServer } from '@modelcontextprotocol/server';
+// again and acts only on the memory of the token's own account, read from the call's own AuthInfo.
+import type { AuthInfo, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { connectableSources, connectLink } from '../connect/connectable.ts';
 import { type Principal, principalCoversOffice } from '../shared/identity.ts';
 import type { McpOptions } from './mcp-options.ts';
@@ -10,22 +10,41 @@ import { type MemoryToolName, memoryToolScopes } from './tool-scopes.ts';
 
 const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
 
+/** The principal rides through the SDK in AuthInfo.extra; the SDK never derives it from headers. */
+export function authInfoOf(principal: Principal, token: string): AuthInfo {
+  return {
+    token,
+    clientId: principal.clientId ?? principal.credentialId ?? principal.subject,
+    scopes: principal.scopes,
+    extra: { principal },
+  };
+}
+
+const principalOf = (ctx: ServerContext): Principal | null =>
+  (ctx.http?.authInfo?.extra?.principal as Principal | undefined) ?? null;
+
+type Caller = { accountId: string; principal: Principal };
+
+/**
+ * Registers the tools once per server. Nothing about the caller is captured here: a server may
+ * answer many callers at once, and each call carries its own AuthInfo.
+ */
 export function registerMemoryTools(
   server: McpServer,
   services: Pick<McpOptions, 'config' | 'identity' | 'registry'>,
-  principal: Principal | null,
 ): void {
   const memory = services.identity.memory;
   const base = services.config.baseUrl;
 
-  /** Runs `fn` with the caller's account id once its credential has the tool's scope. */
-  const guarded = <A>(name: MemoryToolName, fn: (accountId: string, args: A) => Promise<ToolResult>) => {
-    return async (args: A): Promise<ToolResult> => {
+  /** Runs `fn` for the call's own account once its credential has the tool's scope. */
+  const guarded = <A>(name: MemoryToolName, fn: (caller: Caller, args: A) => Promise<ToolResult>) => {
+    return async (args: A, ctx: ServerContext): Promise<ToolResult> => {
       const scope = memoryToolScopes[name];
+      const principal = principalOf(ctx);
       if (!principal) return toolError(`${name} needs an OAuth token with the scope ${scope}.`);
       if (!principal.scopes.includes(scope)) return toolError(`${name} needs the scope ${scope}.`);
       if (!principal.accountId) return toolError('Memory belongs to an account; this credential has none.');
-      return fn(principal.accountId, args);
+      return fn({ accountId: principal.accountId, principal }, args);
     };
   };
   const reads = { readOnlyHint: true, openWorldHint: false } as const;
@@ -39,10 +58,12 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_remember,
       annotations: writes,
     },
-    guarded('cortex_remember', async (accountId, a: { text: string; source?: string; occurredAt?: string }) =>
-      jsonResult(
-        await memory.remember(accountId, a.text, { source: a.source, occurredAt: epoch(a.occurredAt) }),
-      ),
+    guarded(
+      'cortex_remember',
+      async ({ accountId }, a: { text: string; source?: string; occurredAt?: string }) =>
+        jsonResult(
+          await memory.remember(accountId, a.text, { source: a.source, occurredAt: epoch(a.occurredAt) }),
+        ),
     ),
   );
 
@@ -57,7 +78,7 @@ export function registerMemoryTools(
     },
     guarded(
       'cortex_ingest',
-      async (accountId, a: { content: string; source: string; occurredAt?: string }) => {
+      async ({ accountId }, a: { content: string; source: string; occurredAt?: string }) => {
         const stored = await memory.ingest(accountId, a.content, {
           source: a.source,
           occurredAt: epoch(a.occurredAt),
@@ -79,7 +100,7 @@ export function registerMemoryTools(
     guarded(
       'cortex_ingest_conversation',
       async (
-        accountId,
+        { accountId },
         a: { messages: { role: string; content: string }[]; source?: string; occurredAt?: string },
       ) => {
         const stored = await memory.ingestConversation(accountId, a.messages, {
@@ -101,7 +122,7 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_recall,
       annotations: reads,
     },
-    guarded('cortex_recall', async (accountId, a: { query: string; limit: number }) =>
+    guarded('cortex_recall', async ({ accountId }, a: { query: string; limit: number }) =>
       jsonResult({ memories: await memory.recall(accountId, a.query, a.limit) }),
     ),
   );
@@ -115,7 +136,7 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_ask,
       annotations: reads,
     },
-    guarded('cortex_ask', async (accountId, a: { question: string; limit: number }) =>
+    guarded('cortex_ask', async ({ accountId }, a: { question: string; limit: number }) =>
       jsonResult(await memory.ask(accountId, a.question, a.limit)),
     ),
   );
@@ -129,7 +150,7 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_forget,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },
-    guarded('cortex_forget', async (accountId, a: { ids?: string[]; query?: string }) => {
+    guarded('cortex_forget', async ({ accountId }, a: { ids?: string[]; query?: string }) => {
       const forgotten = await memory.forget(accountId, a);
       return jsonResult({ forgotten: forgotten.length, memories: forgotten });
     }),
@@ -143,7 +164,7 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_manifest,
       annotations: reads,
     },
-    guarded('cortex_manifest', async (accountId) => jsonResult(await memory.manifest(accountId))),
+    guarded('cortex_manifest', async ({ accountId }) => jsonResult(await memory.manifest(accountId))),
   );
 
   server.registerTool(
@@ -155,7 +176,7 @@ export function registerMemoryTools(
       inputSchema: inputs.cortex_status,
       annotations: reads,
     },
-    guarded('cortex_status', async (accountId) => jsonResult(await memory.status(accountId))),
+    guarded('cortex_status', async ({ accountId }) => jsonResult(await memory.status(accountId))),
   );
 
   server.registerTool(
@@ -182,13 +203,13 @@ export function registerMemoryTools(
     },
     guarded(
       'cortex_connect_link',
-      async (_accountId, a: { integrationId: string; officeId: string; instance?: string }) => {
+      async ({ principal }, a: { integrationId: string; officeId: string; instance?: string }) => {
         const known = connectableSources(services.registry.list()).some(
           (x) => x.integrationId === a.integrationId,
         );
         if (!known)
           return toolError(`${a.integrationId} is not a connectable source; see cortex_connectable_sources.`);
-        if (!principal || !principalCoversOffice(principal, a.officeId)) {
+        if (!principalCoversOffice(principal, a.officeId)) {
           return toolError(`You are not a member of office ${a.officeId}.`);
         }
         return jsonResult({ connectUrl: connectLink(base, a.integrationId, a.officeId, a.instance) });

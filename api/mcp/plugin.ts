@@ -12,7 +12,9 @@ import type { Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { problemErrorHandler } from '../shared/problem-handlers.ts';
 import type { McpOptions } from './mcp-options.ts';
-import { authInfoOf, createColonyMcpHandler } from './mcp-server.ts';
+import { createColonyMcp } from './mcp-server.ts';
+import { authInfoOf } from './memory-tools.ts';
+import { SSE_HEADERS, sharedServerRequest, sseEvent } from './shared-server-lane.ts';
 import { scopesNeeded } from './tool-scopes.ts';
 
 export const MCP_PATH = '/mcp';
@@ -45,8 +47,8 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
 export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Promise<void> {
   const { baseUrl } = services.config;
   const metadataUrl = findResourceServer(baseUrl, `${baseUrl}${MCP_PATH}`)?.metadataUrl;
-  const handler = createColonyMcpHandler(services);
-  app.addHook('onClose', () => handler.close());
+  const mcp = await createColonyMcp(services);
+  app.addHook('onClose', () => mcp.close());
 
   // Browsers only from allowed origins: the transport spec's guard against DNS rebinding, checked
   // before anything else (authentication, the body) so a refused page learns nothing.
@@ -102,8 +104,13 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
     handler: async (request, reply) => {
       const principal = await admit(request);
       const token = request.headers.authorization?.replace(/^Bearer +/i, '') ?? '';
-      const response = await handler.fetch(toWebRequest(request, `${baseUrl}${request.url}`), {
-        ...(principal ? { authInfo: authInfoOf(principal, token) } : {}),
+      const authInfo = principal ? authInfoOf(principal, token) : undefined;
+      // Tool calls, the hot path, go to the shared server: no server, transport, Request or
+      // Response is built for them. Everything else keeps the SDK's per-request entry.
+      const shared = sharedServerRequest(request.method, request.headers, request.body);
+      if (shared) return reply.headers(SSE_HEADERS).send(sseEvent(await mcp.exchange(shared, authInfo)));
+      const response = await mcp.handler.fetch(toWebRequest(request, `${baseUrl}${request.url}`), {
+        ...(authInfo ? { authInfo } : {}),
         ...(request.body !== undefined ? { parsedBody: request.body } : {}),
       });
       return sendWebResponse(reply, response);

@@ -1,7 +1,7 @@
 // Issue 5 benchmark. Memory: recall p50/p95 at 10k and 100k memories on SQLite and PostgreSQL
 // against a primary-key read on the same store, and recall@5 / MRR on a generated labelled corpus.
-// HTTP: token verification (/api/v1/me), introspection, the token endpoint (refresh grant) and an
-// MCP tool call, each against a bare Fastify route in the same process and run.
+// HTTP: token verification (/api/v1/me), introspection and the token endpoint (refresh grant), each
+// against a bare Fastify route in the same process and run.
 import Fastify from 'fastify';
 import { openStorage } from '../../api/app-storage.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
@@ -144,22 +144,6 @@ async function httpTable(opts: { seconds: number; connections: number }): Promis
     const auth = { authorization: `Bearer ${t.access_token}` };
     const clientId = oauth.config.clientMetadata().client_id;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const mcpHeaders = {
-      ...auth,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    };
-    await fetch(`${s.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: mcpHeaders,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'cortex_remember', arguments: { text: 'The bench deploys on Fridays.' } },
-      }),
-    });
     const cases = [
       { name: 'GET /api/v1/me (verify token)', method: 'GET', url: `${s.baseUrl}/api/v1/me`, headers: auth },
       {
@@ -168,18 +152,6 @@ async function httpTable(opts: { seconds: number; connections: number }): Promis
         url: `${s.baseUrl}/oauth/introspect`,
         headers: form,
         body: new URLSearchParams({ token: t.access_token, client_id: clientId }).toString(),
-      },
-      {
-        name: 'POST /mcp cortex_recall',
-        method: 'POST',
-        url: `${s.baseUrl}/mcp`,
-        headers: mcpHeaders,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'cortex_recall', arguments: { query: 'when does the bench deploy' } },
-        }),
       },
     ] as const;
     console.log(

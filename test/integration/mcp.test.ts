@@ -8,40 +8,19 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpBrowser } from '../support/http-browser.ts';
-import { callTool as call, connectMcp as connect, type Json } from '../support/mcp-client.ts';
+import {
+  callTool as call,
+  connectMcp as connect,
+  type Json,
+  messageOf,
+  rawCall,
+  toolCall,
+} from '../support/mcp-client.ts';
 import { newPerson, OAuthTestClient, TEST_REDIRECT } from '../support/oauth-client.ts';
 import { type ListeningServer, startListeningServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
-/** A raw 2025-era JSON-RPC POST, as an older client or a curl user sends it. */
-function rawCall(baseUrl: string, body: Json, headers: Record<string, string> = {}, path = '/mcp') {
-  return fetch(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
-
-/** The JSON-RPC message of a response, whether sent as JSON or as one SSE event. */
-async function messageOf(res: Response): Promise<Json> {
-  const text = await res.text();
-  const data = /^data: (.+)$/m.exec(text)?.[1];
-  return JSON.parse(data ?? text) as Json;
-}
-
 const BOOTSTRAP = 'bootstrap-token-for-mcp-tests';
-
-const toolCall = (name: string, args: Json = {}) => ({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
 
 /**
  * The SDK's own OAuth client: it discovers, registers and builds the authorization URL itself;

@@ -21,6 +21,34 @@ export async function callTool(client: Client, name: string, args: Json = {}): P
   return result.structuredContent as Json;
 }
 
+/** A raw 2025-era JSON-RPC POST, as an older client or a curl user sends it. */
+export function rawCall(baseUrl: string, body: Json, headers: Record<string, string> = {}, path = '/mcp') {
+  return fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The JSON-RPC message of a response, whether sent as JSON or as one SSE event. */
+export async function messageOf(res: Response): Promise<Json> {
+  const text = await res.text();
+  const data = /^data: (.+)$/m.exec(text)?.[1];
+  return JSON.parse(data ?? text) as Json;
+}
+
+export const toolCall = (name: string, args: Json = {}) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
 /** A new person's client with memory:read and memory:write, through a real OAuth flow. */
 export async function memoryClient(baseUrl: string): Promise<Client> {
   const oauth = await OAuthTestClient.register(baseUrl);

@@ -1,0 +1,64 @@
+// Pure: which /mcp requests the shared, long-lived server answers, and how its answer is framed.
+import {
+  classifyInboundRequest,
+  isJSONRPCRequest,
+  type JSONRPCRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import type { ExchangeAnswer } from './multiplexed-transport.ts';
+
+/**
+ * Methods that read nothing a connection remembers (no handshake, log level or subscription), so a
+ * server that has answered other callers answers them exactly as a fresh one would.
+ */
+const SHARED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list']);
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const one = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
+
+/**
+ * The request the shared server may answer: one 2025-era JSON-RPC request (the SDK's own
+ * classification says legacy, no envelope claim) calling a shared method, from a client that
+ * accepts the SSE answer and names a protocol version the SDK serves. Anything else (initialize,
+ * notifications, batches, 2026-era requests and whatever the SDK's transport would refuse) goes to
+ * the SDK's per-request entry, which answers it as before.
+ */
+export function sharedServerRequest(
+  httpMethod: string,
+  headers: Headers,
+  body: unknown,
+): JSONRPCRequest | undefined {
+  // The cheap tests first: most requests that are not tool calls leave here.
+  if (httpMethod !== 'POST' || !SHARED_METHODS.has((body as { method?: string } | null)?.method ?? ''))
+    return undefined;
+  const accept = one(headers.accept) ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJSONRPCRequest(body)) return undefined;
+  const protocolVersionHeader = one(headers['mcp-protocol-version']);
+  if (protocolVersionHeader !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersionHeader))
+    return undefined;
+  const mcpMethodHeader = one(headers['mcp-method']);
+  const mcpNameHeader = one(headers['mcp-name']);
+  const route = classifyInboundRequest({
+    httpMethod,
+    body,
+    ...(protocolVersionHeader !== undefined ? { protocolVersionHeader } : {}),
+    ...(mcpMethodHeader !== undefined ? { mcpMethodHeader } : {}),
+    ...(mcpNameHeader !== undefined ? { mcpNameHeader } : {}),
+  });
+  return route.kind === 'legacy' && route.reason === 'no-claim' ? body : undefined;
+}
+
+/** The headers the SDK's stateless transport answers a request with; the shared lane sends the same. */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
+
+/** The answer as the one SSE event the SDK's stateless transport would send. */
+export function sseEvent(answer: ExchangeAnswer): string {
+  return `event: message\ndata: ${JSON.stringify(answer)}\n\n`;
+}
