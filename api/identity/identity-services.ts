@@ -7,9 +7,11 @@ import { openAiEmbedder } from '../memory/embedder.ts';
 import { MemoryService } from '../memory/memory-service.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
+import { AccountViews } from './account-views.ts';
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
 import { SigninThrottle } from './accounts/signin-throttle.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { KeyReveals } from './keys/key-reveals.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
@@ -39,9 +41,16 @@ export interface IdentityServices {
    * resource) and OAuth access tokens issued for that resource.
    */
   verifiersFor(resource: ResourceServerSpec): CredentialVerifier[];
+  /** Accounts with their memberships, cached with the verifications they decide. */
+  accountViews: AccountViews;
+  /** Remembers verified credentials; told whenever a credential, grant or membership changes. */
+  credentialCache: CredentialCache;
   /** Each account's memory (cortex), served by the MCP memory tools. */
   memory: MemoryService;
 }
+
+/** The server_keys row every replica's credential cache watches; rewritten at each revocation. */
+const REVOCATION_MARKER = 'credential-revocations';
 
 export interface IdentityDeps {
   config: Config;
@@ -63,6 +72,20 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     now(),
   );
   const accounts = new AccountService(repos.accounts, now);
+  const credentialCache = new CredentialCache({
+    ttlMs: config.credentialCache.ttlMs,
+    checkEveryMs: config.credentialCache.revocationCheckMs,
+    marker: {
+      read: () => repos.serverKeys.get(REVOCATION_MARKER),
+      renew: async () => {
+        const value = randomBytes(12).toString('base64url');
+        await repos.serverKeys.put(REVOCATION_MARKER, value, now());
+        return value;
+      },
+    },
+    now,
+  });
+  const accountViews = new AccountViews(accounts, repos.officeMembers, credentialCache);
   const policy = cookiePolicy(config.baseUrl);
   const authorizationServer = await createAuthorizationServer({
     baseUrl: config.baseUrl,
@@ -72,16 +95,20 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     cookiePolicy: policy,
     cookieSecret,
     now,
+    onRevoke: () => credentialCache.revoked(),
   });
   const apiKeys = new ApiKeyService({
     repo: repos.apiKeys,
     members: repos.officeMembers,
-    accounts,
+    accounts: accountViews,
+    cache: credentialCache,
     environment: config.environment,
     now,
   });
   return {
     accounts,
+    accountViews,
+    credentialCache,
     apiKeys,
     keyReveals: new KeyReveals(repos.keyReveals, now),
     officeMembers: repos.officeMembers,
@@ -105,7 +132,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     }),
     verifiersFor: (resource) => [
       apiKeys.verifier(),
-      accessTokenVerifier(authorizationServer, accounts, repos.officeMembers, {
+      accessTokenVerifier(authorizationServer, accountViews, credentialCache, {
         baseUrl: config.baseUrl,
         resource,
       }),

@@ -19,9 +19,10 @@ export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions):
   const { config, verifiers, identity } = opts;
 
   const accountOf = async (accountId: string | undefined) => {
-    const account = accountId ? await identity.accounts.get(accountId) : undefined;
-    if (!account) return null;
-    const memberships = await identity.officeMembers.ofAccount(account.id);
+    // The view the token was just verified with, from the credential cache.
+    const view = accountId ? await identity.accountViews.view(accountId) : undefined;
+    if (!view) return null;
+    const { account, memberOf: memberships } = view;
     return {
       id: account.id,
       email: account.email,
