@@ -1,7 +1,8 @@
 // An account with its office memberships, as credential verification and /api/v1/me read it: through
 // the credential cache, so a membership change (which flushes it) takes effect on the next request.
-import type { AccountService } from './accounts/account-service.ts';
+
 import type { Account } from './accounts/account.ts';
+import type { AccountService } from './accounts/account-service.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import type { OfficeMember, OfficeMembersRepo } from './offices/office-members-repo.ts';
 

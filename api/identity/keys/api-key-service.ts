@@ -115,7 +115,10 @@ export class ApiKeyService {
       offices: key.offices,
       credentialId: key.id,
     });
-    return { value: { principal, key: { id: key.id, lastUsedAt: key.lastUsedAt } }, expiresAt: key.expiresAt };
+    return {
+      value: { principal, key: { id: key.id, lastUsedAt: key.lastUsedAt } },
+      expiresAt: key.expiresAt,
+    };
   }
 
   verifier(): CredentialVerifier {
