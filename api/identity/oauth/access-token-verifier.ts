@@ -1,7 +1,7 @@
 // Verifies OAuth access tokens for one of our resource servers by reading the authorization server's
 // store through the credential cache: a revoked token fails on the very next request on this replica,
 // and on every other within the cache's revocation check.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CredentialVerifier, Verification } from '../../shared/identity.ts';
 import type { AccountViews } from '../account-views.ts';
 import type { CredentialCache, Loaded } from '../credential-cache.ts';
@@ -49,8 +49,8 @@ export function accessTokenVerifier(
       // API keys have their own verifier; opaque access tokens are 43 base64url characters.
       if (token.startsWith('col_') || token.length > 128) return null;
       // Keyed by a hash (never the token) and by the guarded resource, whose answer it is.
-      const hash = createHash('sha256').update(token).digest('base64url');
-      return (await cache.through(`at:${audience.resource.identifier}:${hash}`, () => load(token))) ?? null;
+      const key = `at:${audience.resource.identifier}:${hash('sha256', token, 'base64url')}`;
+      return (await cache.through(key, () => load(token))) ?? null;
     },
   };
 }
