@@ -37,6 +37,11 @@ async function createKey(baseUrl: string, accessToken: string): Promise<{ id: st
   return (await res.json()) as { id: string; key: string };
 }
 
+async function revokeKey(baseUrl: string, accessToken: string, id: string) {
+  const res = await fetch(`${baseUrl}/api/v1/keys/${id}`, { method: 'DELETE', headers: bearer(accessToken) });
+  expect(res.status).toBe(204);
+}
+
 /** Two answers in a row, so the second one comes from the cache. */
 async function expectVerifiedTwice(baseUrl: string, token: string) {
   expect((await me(baseUrl, token)).status).toBe(200);
@@ -62,11 +67,7 @@ describe.each(storageTargets)('cached credentials on $name', (target) => {
     const { token } = await signedIn(s, oauth);
     const { id, key } = await createKey(s.baseUrl, token);
     await expectVerifiedTwice(s.baseUrl, key);
-    const revoke = await fetch(`${s.baseUrl}/api/v1/keys/${id}`, {
-      method: 'DELETE',
-      headers: bearer(token),
-    });
-    expect(revoke.status).toBe(204);
+    await revokeKey(s.baseUrl, token, id);
     await expectRefused(s.baseUrl, key);
   });
 
@@ -140,11 +141,7 @@ describe('two replicas over one PostgreSQL', () => {
     const { token } = await signedIn(a, oauth);
     const { id, key } = await createKey(a.baseUrl, token);
     await expectVerifiedTwice(b.baseUrl, key);
-    const revoke = await fetch(`${a.baseUrl}/api/v1/keys/${id}`, {
-      method: 'DELETE',
-      headers: bearer(token),
-    });
-    expect(revoke.status).toBe(204);
+    await revokeKey(a.baseUrl, token, id);
     await expectRefused(a.baseUrl, key);
     await eventually(async () => (await me(b.baseUrl, key)).status === 401, 10 * CHECK_MS + 5_000);
   });
