@@ -43,8 +43,6 @@ export interface IdentityServices {
   verifiersFor(resource: ResourceServerSpec): CredentialVerifier[];
   /** Accounts with their memberships, cached with the verifications they decide. */
   accountViews: AccountViews;
-  /** Remembers verified credentials; told whenever a credential, grant or membership changes. */
-  credentialCache: CredentialCache;
   /** Each account's memory (cortex), served by the MCP memory tools. */
   memory: MemoryService;
 }
@@ -85,6 +83,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     },
     now,
   });
+  repos.officeMembers.onChange(() => credentialCache.revoked());
   const accountViews = new AccountViews(accounts, repos.officeMembers, credentialCache);
   const policy = cookiePolicy(config.baseUrl);
   const authorizationServer = await createAuthorizationServer({
@@ -108,7 +107,6 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
   return {
     accounts,
     accountViews,
-    credentialCache,
     apiKeys,
     keyReveals: new KeyReveals(repos.keyReveals, now),
     officeMembers: repos.officeMembers,

@@ -100,8 +100,6 @@ export async function officeMemberRoutes(fastify: FastifyInstance, opts: MemberR
       const current = await identity.officeMembers.role(officeID, account.id);
       if (current === 'owner' && request.body.role !== 'owner') await keepAnOwner(officeID);
       const created = await identity.officeMembers.upsert(officeID, account.id, request.body.role, now());
-      // Verified credentials carry their offices: forget them, here and (soon) on every replica.
-      await identity.credentialCache.revoked();
       const member = (await identity.officeMembers.ofOffice(officeID)).find(
         (m) => m.accountId === account.id,
       );
@@ -128,7 +126,6 @@ export async function officeMemberRoutes(fastify: FastifyInstance, opts: MemberR
       if (!role) throw new ProblemError('not_found', `${accountId} is not a member of office ${officeID}.`);
       if (role === 'owner') await keepAnOwner(officeID);
       await identity.officeMembers.remove(officeID, accountId);
-      await identity.credentialCache.revoked();
       return reply.code(204).send(null);
     },
   );
