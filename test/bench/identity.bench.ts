@@ -208,7 +208,6 @@ async function httpTable(opts: { seconds: number; connections: number; rounds: n
         params: { name: 'cortex_remember', arguments: { text: 'The bench deploys on Fridays.' } },
       }),
     });
-
     const cases = [
       {
         name: 'POST /oauth/introspect',
