@@ -187,6 +187,8 @@ export const envSchema = z.object({
     .optional(),
   COLONY_OAUTH_CLIENTS: z.string().optional(),
   COLONY_OAUTH_REFRESH_SECONDS: positiveInt.default(300),
+  COLONY_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  COLONY_REVOCATION_CHECK_MS: positiveInt.max(60_000).default(1000),
   COLONY_TASK_SCHEDULER_MS: positiveInt.default(15_000),
   COLONY_CHECKOUT_RATE_LIMIT: positiveInt.default(60),
   COLONY_IDEMPOTENCY_TTL_HOURS: positiveInt.min(24, 'must be at least 24 (hours)').default(24),
@@ -280,6 +282,11 @@ export interface Config {
   oauthRefreshSeconds: number;
   /** How often the task scheduler looks for due recurring tasks. */
   taskSchedulerMs: number;
+  /**
+   * Verified bearer credentials are reused for ttlMs (0: never); a revocation anywhere reaches this
+   * replica within revocationCheckMs (api/identity/credential-cache.ts).
+   */
+  credentialCache: { ttlMs: number; revocationCheckMs: number };
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   rateLimit: {
@@ -404,6 +411,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthClients: e.COLONY_OAUTH_CLIENTS,
     oauthRefreshSeconds: e.COLONY_OAUTH_REFRESH_SECONDS,
     taskSchedulerMs: e.COLONY_TASK_SCHEDULER_MS,
+    credentialCache: {
+      ttlMs: e.COLONY_CREDENTIAL_CACHE_SECONDS * 1000,
+      revocationCheckMs: e.COLONY_REVOCATION_CHECK_MS,
+    },
     logLevel: e.LOG_LEVEL,
     trustProxy: parseTrustProxy(e.COLONY_TRUST_PROXY),
     rateLimit: {

@@ -9,9 +9,11 @@ import { MemoryService } from '../memory/memory-service.ts';
 import type { CircuitBreaker } from '../shared/circuit-breaker.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
+import { AccountViews } from './account-views.ts';
 import { AccountService } from './accounts/account-service.ts';
 import { type CookiePolicy, cookiePolicy } from './accounts/session-cookie.ts';
 import { SigninThrottle } from './accounts/signin-throttle.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { KeyReveals } from './keys/key-reveals.ts';
 import { accessTokenVerifier } from './oauth/access-token-verifier.ts';
@@ -41,9 +43,14 @@ export interface IdentityServices {
    * resource) and OAuth access tokens issued for that resource.
    */
   verifiersFor(resource: ResourceServerSpec): CredentialVerifier[];
+  /** Accounts with their memberships, cached with the verifications they decide. */
+  accountViews: AccountViews;
   /** Each account's memory (cortex), served by the MCP memory tools. */
   memory: MemoryService;
 }
+
+/** The server_keys row every replica's credential cache watches; rewritten at each revocation. */
+const REVOCATION_MARKER = 'credential-revocations';
 
 export interface IdentityDeps {
   config: Config;
@@ -72,6 +79,21 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     now(),
   );
   const accounts = new AccountService(repos.accounts, now);
+  const credentialCache = new CredentialCache({
+    ttlMs: config.credentialCache.ttlMs,
+    checkEveryMs: config.credentialCache.revocationCheckMs,
+    marker: {
+      read: () => repos.serverKeys.get(REVOCATION_MARKER),
+      renew: async () => {
+        const value = randomBytes(12).toString('base64url');
+        await repos.serverKeys.put(REVOCATION_MARKER, value, now());
+        return value;
+      },
+    },
+    now,
+  });
+  repos.officeMembers.onChange(() => credentialCache.revoked());
+  const accountViews = new AccountViews(accounts, repos.officeMembers, credentialCache);
   const policy = cookiePolicy(config.baseUrl);
   const authorizationServer = await createAuthorizationServer({
     baseUrl: config.baseUrl,
@@ -81,16 +103,19 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     cookiePolicy: policy,
     cookieSecret,
     now,
+    onRevoke: () => credentialCache.revoked(),
   });
   const apiKeys = new ApiKeyService({
     repo: repos.apiKeys,
     members: repos.officeMembers,
-    accounts,
+    accounts: accountViews,
+    cache: credentialCache,
     environment: config.environment,
     now,
   });
   return {
     accounts,
+    accountViews,
     apiKeys,
     keyReveals: new KeyReveals(repos.keyReveals, now),
     officeMembers: repos.officeMembers,
@@ -118,7 +143,7 @@ export async function createIdentityServices(deps: IdentityDeps): Promise<Identi
     }),
     verifiersFor: (resource) => [
       apiKeys.verifier(),
-      accessTokenVerifier(authorizationServer, accounts, repos.officeMembers, {
+      accessTokenVerifier(authorizationServer, accountViews, credentialCache, {
         baseUrl: config.baseUrl,
         resource,
       }),

@@ -1,7 +1,6 @@
 // Builds the Principal of an account's credential: its scopes, and the offices it may act on now.
 import type { Principal } from '../shared/identity.ts';
-import type { Account } from './accounts/account.ts';
-import type { OfficeMembersRepo } from './offices/office-members-repo.ts';
+import type { AccountView } from './account-views.ts';
 
 export interface AccountCredential {
   type: Principal['type'];
@@ -15,15 +14,13 @@ export interface AccountCredential {
 }
 
 /**
- * Membership is read at every verification, so removing someone from an office takes effect on
- * their next request, whatever credentials they hold; a binding can only narrow it.
+ * Membership comes from the account view, which a membership change flushes, so removing someone
+ * from an office takes effect on their next request, whatever credentials they hold; a binding can
+ * only narrow it.
  */
-export async function accountPrincipal(
-  account: Account,
-  credential: AccountCredential,
-  members: OfficeMembersRepo,
-): Promise<Principal> {
-  const memberOf = (await members.ofAccount(account.id)).map((m) => m.officeId);
+export function accountPrincipal(view: AccountView, credential: AccountCredential): Principal {
+  const { account } = view;
+  const memberOf = view.memberOf.map((m) => m.officeId);
   const offices =
     credential.offices === null ? memberOf : credential.offices.filter((o) => memberOf.includes(o));
   return {

@@ -1,7 +1,9 @@
 // GET /api/v1/me: the profile behind a bearer token, with RFC 6750 / RFC 9728 challenges otherwise.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { AccountView } from '../identity/account-views.ts';
 import type { IdentityServices } from '../identity/identity-services.ts';
 import { authenticate } from '../shared/authenticate.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
@@ -14,21 +16,30 @@ export interface MeRouteOptions {
   identity: IdentityServices;
 }
 
+type MeAccount = NonNullable<z.input<typeof meSchema>['account']>;
+
 export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { config, verifiers, identity } = opts;
 
-  const accountOf = async (accountId: string | undefined) => {
-    const account = accountId ? await identity.accounts.get(accountId) : undefined;
-    if (!account) return null;
-    const memberships = await identity.officeMembers.ofAccount(account.id);
-    return {
-      id: account.id,
-      email: account.email,
-      name: account.name,
-      createdAt: new Date(account.createdAt).toISOString(),
-      memberships: memberships.map((m) => ({ officeId: m.officeId, role: m.role })),
-    };
+  // Views are cached with the credential, so each one is presented once, not at every request.
+  const presented = new WeakMap<AccountView, MeAccount>();
+  const accountOf = async (accountId: string | undefined): Promise<MeAccount | null> => {
+    const view = accountId ? await identity.accountViews.view(accountId) : undefined;
+    if (!view) return null;
+    let shown = presented.get(view);
+    if (!shown) {
+      const { account, memberOf } = view;
+      shown = {
+        id: account.id,
+        email: account.email,
+        name: account.name,
+        createdAt: new Date(account.createdAt).toISOString(),
+        memberships: memberOf.map((m) => ({ officeId: m.officeId, role: m.role })),
+      };
+      presented.set(view, shown);
+    }
+    return shown;
   };
 
   app.get(

@@ -1,8 +1,9 @@
 // Creating, listing, revoking and verifying API keys; knows nothing of HTTP.
-import { createHash } from 'node:crypto';
-import type { CredentialVerifier } from '../../shared/identity.ts';
+import { hash } from 'node:crypto';
+import type { CredentialVerifier, Principal } from '../../shared/identity.ts';
 import { randomId } from '../../shared/random-id.ts';
-import type { AccountService } from '../accounts/account-service.ts';
+import type { AccountViews } from '../account-views.ts';
+import type { CredentialCache } from '../credential-cache.ts';
 import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
 import { accountPrincipal } from '../principals.ts';
 import { apiKeyHint, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
@@ -13,7 +14,8 @@ export const MAX_ACTIVE_KEYS = 100;
 /** last_used_at is written at most once a minute per key, so a busy key costs no write per request. */
 const TOUCH_EVERY_MS = 60_000;
 
-export const hashApiKey = (token: string) => createHash('sha256').update(token).digest('hex');
+// One-shot hash: every request with a key hashes it, and the object API costs more than the digest.
+export const hashApiKey = (token: string) => hash('sha256', token, 'hex');
 
 export interface NewApiKey {
   name: string;
@@ -29,20 +31,24 @@ export type CreateKeyResult =
 export class ApiKeyService {
   private readonly repo: ApiKeysRepo;
   private readonly members: OfficeMembersRepo;
-  private readonly accounts: AccountService;
+  private readonly accounts: AccountViews;
+  private readonly cache: CredentialCache;
   private readonly environment: 'production' | 'sandbox';
   private readonly now: () => number;
 
   constructor(deps: {
     repo: ApiKeysRepo;
     members: OfficeMembersRepo;
-    accounts: AccountService;
+    /** Accounts with their memberships, read through the credential cache. */
+    accounts: AccountViews;
+    cache: CredentialCache;
     environment: 'production' | 'sandbox';
     now: () => number;
   }) {
     this.repo = deps.repo;
     this.members = deps.members;
     this.accounts = deps.accounts;
+    this.cache = deps.cache;
     this.environment = deps.environment;
     this.now = deps.now;
   }
@@ -90,34 +96,47 @@ export class ApiKeyService {
     return this.repo.listActive(accountId, this.now());
   }
 
-  revoke(accountId: string, keyId: string): Promise<boolean> {
-    return this.repo.revoke(accountId, keyId, this.now());
+  /** Revokes a key; it fails at once on this replica, and on the others within the cache's check. */
+  async revoke(accountId: string, keyId: string): Promise<boolean> {
+    const revoked = await this.repo.revoke(accountId, keyId, this.now());
+    if (revoked) await this.cache.revoked();
+    return revoked;
+  }
+
+  /** The key's principal and what keeping last_used_at current needs, from the database. */
+  private async load(tokenHash: string, at: number) {
+    const key = await this.repo.findUsable(tokenHash, at);
+    if (!key) return undefined;
+    const view = await this.accounts.view(key.accountId);
+    if (!view) return undefined;
+    const principal = accountPrincipal(view, {
+      type: 'service_auth',
+      credential: 'api_key',
+      scopes: key.scopes,
+      offices: key.offices,
+      credentialId: key.id,
+    });
+    return {
+      value: { principal, key: { id: key.id, lastUsedAt: key.lastUsedAt } },
+      expiresAt: key.expiresAt,
+    };
   }
 
   verifier(): CredentialVerifier {
     return {
       name: 'api-key',
-      verify: async (token) => {
+      verify: async (token): Promise<Principal | null> => {
         // Malformed or mistyped keys are refused by their checksum, without a database round trip.
         if (!isWellFormedApiKey(token, this.environment)) return null;
         const at = this.now();
-        const key = await this.repo.findUsable(hashApiKey(token), at);
-        if (!key) return null;
-        const account = await this.accounts.get(key.accountId);
-        if (!account) return null;
-        if (key.lastUsedAt === null || at - key.lastUsedAt > TOUCH_EVERY_MS)
-          await this.repo.touch(key.id, at);
-        return accountPrincipal(
-          account,
-          {
-            type: 'service_auth',
-            credential: 'api_key',
-            scopes: key.scopes,
-            offices: key.offices,
-            credentialId: key.id,
-          },
-          this.members,
-        );
+        const tokenHash = hashApiKey(token);
+        const found = await this.cache.through(`key:${tokenHash}`, () => this.load(tokenHash, at));
+        if (!found) return null;
+        if (found.key.lastUsedAt === null || at - found.key.lastUsedAt > TOUCH_EVERY_MS) {
+          found.key.lastUsedAt = at;
+          await this.repo.touch(found.key.id, at);
+        }
+        return found.principal;
       },
     };
   }

@@ -1,8 +1,10 @@
 // Verifies OAuth access tokens for one of our resource servers by reading the authorization server's
-// store, so a revoked token fails on the very next request, on every replica.
-import type { CredentialVerifier } from '../../shared/identity.ts';
-import type { AccountService } from '../accounts/account-service.ts';
-import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
+// store through the credential cache: a revoked token fails on the very next request on this replica,
+// and on every other within the cache's revocation check.
+import { hash } from 'node:crypto';
+import type { CredentialVerifier, Verification } from '../../shared/identity.ts';
+import type { AccountViews } from '../account-views.ts';
+import type { CredentialCache, Loaded } from '../credential-cache.ts';
 import { accountPrincipal } from '../principals.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { audienceRefusal, type ResourceServerSpec } from './resources.ts';
@@ -19,29 +21,36 @@ const audienceOf = (aud: unknown): string | undefined =>
 
 export function accessTokenVerifier(
   provider: AuthorizationServer,
-  accounts: AccountService,
-  members: OfficeMembersRepo,
+  accounts: AccountViews,
+  cache: CredentialCache,
   audience: TokenAudience,
 ): CredentialVerifier {
+  const load = async (token: string): Promise<Loaded<Exclude<Verification, null>> | undefined> => {
+    const at = await provider.AccessToken.find(token);
+    if (!at || at.isExpired || !at.accountId) return undefined;
+    const expiresAt = typeof at.exp === 'number' ? at.exp * 1000 : null;
+    const resource = audienceOf(at.aud);
+    const refused = audienceRefusal(audience.baseUrl, resource, audience.resource);
+    if (refused) return { value: { refused }, expiresAt };
+    const view = await accounts.view(at.accountId);
+    if (!view) return undefined;
+    const scopes = at.scope ? at.scope.split(' ') : [];
+    const credential = { type: 'user', credential: 'oauth_access_token', scopes, offices: null } as const;
+    const principal = accountPrincipal(view, {
+      ...credential,
+      ...(resource ? { resource } : {}),
+      clientId: at.clientId,
+    });
+    return { value: principal, expiresAt };
+  };
   return {
     name: 'oauth-access-token',
     async verify(token) {
       // API keys have their own verifier; opaque access tokens are 43 base64url characters.
       if (token.startsWith('col_') || token.length > 128) return null;
-      const at = await provider.AccessToken.find(token);
-      if (!at || at.isExpired || !at.accountId) return null;
-      const resource = audienceOf(at.aud);
-      const refused = audienceRefusal(audience.baseUrl, resource, audience.resource);
-      if (refused) return { refused };
-      const account = await accounts.get(at.accountId);
-      if (!account) return null;
-      const scopes = at.scope ? at.scope.split(' ') : [];
-      const credential = { type: 'user', credential: 'oauth_access_token', scopes, offices: null } as const;
-      return accountPrincipal(
-        account,
-        { ...credential, ...(resource ? { resource } : {}), clientId: at.clientId },
-        members,
-      );
+      // Keyed by a hash (never the token) and by the guarded resource, whose answer it is.
+      const key = `at:${audience.resource.identifier}:${hash('sha256', token, 'base64url')}`;
+      return (await cache.through(key, () => load(token))) ?? null;
     },
   };
 }

@@ -18,6 +18,8 @@ export interface AuthorizationServerDeps {
   cookiePolicy: CookiePolicy;
   cookieSecret: string;
   now: () => number;
+  /** Told after a token or grant is revoked (the credential cache forgets what it knew). */
+  onRevoke?: () => Promise<void>;
 }
 
 export type AuthorizationServer = Provider;
@@ -54,7 +56,7 @@ export async function createAuthorizationServer(deps: AuthorizationServerDeps): 
     providerConfiguration({
       baseUrl: deps.baseUrl,
       keys,
-      adapter: (model) => new StorageAdapter(model, deps.repos.oauth, deps.now),
+      adapter: (model) => new StorageAdapter(model, deps.repos.oauth, deps.now, deps.onRevoke),
       findAccount: (id) => deps.accounts.get(id),
       browserAccountId: browserAccountResolver(deps),
     }),

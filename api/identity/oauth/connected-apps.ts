@@ -56,6 +56,7 @@ export class ConnectedApps {
     const grant = await this.provider.Grant.find(grantId);
     if (!grant || grant.accountId !== accountId) return false;
     await this.repo.revokeByGrantId(grantId);
+    // Through the adapter, which tells the credential cache.
     await grant.destroy();
     return true;
   }

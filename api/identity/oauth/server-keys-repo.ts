@@ -1,4 +1,5 @@
-// Keys the server generates for itself (cookie signing, token signing), shared by every replica.
+// Keys the server generates for itself (cookie signing, token signing), shared by every replica, and
+// the revocation marker every replica's credential cache watches (api/identity/credential-cache.ts).
 import type { SqlDriver } from '../../storage/sql-driver.ts';
 
 export class ServerKeysRepo {
@@ -24,7 +25,16 @@ export class ServerKeysRepo {
     return value;
   }
 
-  private async get(name: string): Promise<string | undefined> {
+  /** Stores `value` under `name`, replacing what was there. */
+  async put(name: string, value: string, now: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO server_keys (name, value, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+      [name, value, now],
+    );
+  }
+
+  async get(name: string): Promise<string | undefined> {
     const [row] = await this.db.query<{ value: string }>('SELECT value FROM server_keys WHERE name = $1', [
       name,
     ]);

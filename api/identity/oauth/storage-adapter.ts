@@ -12,17 +12,28 @@ const KEPT_IN_CLEAR = new Set(['Grant', 'Client']);
 // their id back then, so their payload keeps it (device codes live ten minutes).
 const ID_IN_PAYLOAD = new Set(['DeviceCode', 'Session']);
 
+// Destroying one of these changes what a bearer access token verifies to (api/identity/credential-cache.ts).
+const DECIDES_VERIFICATION = new Set(['AccessToken', 'Grant']);
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 export class StorageAdapter implements Adapter {
   private readonly model: string;
   private readonly repo: OAuthArtifactsRepo;
   private readonly now: () => number;
+  private readonly onRevoke: () => Promise<void>;
 
-  constructor(model: string, repo: OAuthArtifactsRepo, now: () => number) {
+  constructor(
+    model: string,
+    repo: OAuthArtifactsRepo,
+    now: () => number,
+    /** Told after a token or grant is revoked, so cached verifications are forgotten. */
+    onRevoke: () => Promise<void> = async () => {},
+  ) {
     this.model = model;
     this.repo = repo;
     this.now = now;
+    this.onRevoke = onRevoke;
   }
 
   // oidc-provider reads its own request bodies, so the input guards never see them: U+0000 (which
@@ -98,9 +109,11 @@ export class StorageAdapter implements Adapter {
   async destroy(id: string): Promise<void> {
     if (id.includes('\0')) return;
     await this.repo.destroy(this.model, this.key(id));
+    if (DECIDES_VERIFICATION.has(this.model)) await this.onRevoke();
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.repo.revokeByGrantId(grantId);
+    await this.onRevoke();
   }
 }

@@ -37,13 +37,24 @@ const SELECT = `SELECT m.office_id, m.account_id, a.email, a.name, m.role, m.cre
 export class OfficeMembersRepo {
   private readonly db: SqlDriver;
 
+  private readonly listeners: (() => Promise<void>)[] = [];
+
   constructor(db: SqlDriver) {
     this.db = db;
   }
 
+  /** Told after every membership change: verified credentials carry offices (credential-cache.ts). */
+  onChange(listener: () => Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  private async changed(): Promise<void> {
+    for (const listener of this.listeners) await listener();
+  }
+
   /** Adds the member or changes their role; true when the membership is new. */
   async upsert(officeId: string, accountId: string, role: OfficeRole, now: number): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       const existing = await tx.query(
         'SELECT role FROM office_members WHERE office_id = $1 AND account_id = $2',
         [officeId, accountId],
@@ -55,6 +66,8 @@ export class OfficeMembersRepo {
       );
       return existing.length === 0;
     });
+    await this.changed();
+    return created;
   }
 
   async remove(officeId: string, accountId: string): Promise<boolean> {
@@ -62,6 +75,7 @@ export class OfficeMembersRepo {
       'DELETE FROM office_members WHERE office_id = $1 AND account_id = $2 RETURNING account_id',
       [officeId, accountId],
     );
+    if (rows.length === 1) await this.changed();
     return rows.length === 1;
   }
 
