@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { GroupSync, type SyncFn } from './group-sync.ts';
 import {
   DatabaseUnavailableError,
   type SqlDriver,
@@ -9,6 +10,7 @@ import {
   type SqlValue,
   UniqueViolationError,
 } from './sql-driver.ts';
+import { type WalFileSync, walFileSync } from './wal-file-sync.ts';
 
 // SQLITE_BUSY and SQLITE_LOCKED (primary result codes): another writer held the file past busy_timeout.
 const BUSY_CODES = new Set([5, 6]);
@@ -30,20 +32,43 @@ function toInput(v: SqlValue): SQLInputValue {
   return v;
 }
 
+// A statement that starts with SELECT writes nothing; anything else may, and waits for durability even
+// when it changed no row: what it found (a claim, a finished key) may be a commit not yet synced.
+const isRead = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
+
+export interface SqliteDriverOptions {
+  /** Replaces the fdatasync of the -wal file (tests). */
+  sync?: SyncFn;
+}
+
 /**
  * node:sqlite is synchronous, so a single statement is atomic in the event loop. A transaction
  * spans awaits, so every statement waits on one lock while a transaction is open.
+ *
+ * Durability: in WAL mode with synchronous=NORMAL a commit writes the WAL without an fsync (SQLite
+ * still syncs around checkpoints); the write's promise resolves only after a shared fdatasync of the
+ * WAL, on the thread pool, that started after the commit (group commit). So an answer sent after an
+ * awaited write still means the write is on disk, and the event loop never waits on the disk.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   private readonly db: DatabaseSync;
   private lock: Promise<void> = Promise.resolve();
   private readonly statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  /** Absent for databases with no WAL (':memory:'), whose commits have nothing to wait for. */
+  private readonly durable: GroupSync | undefined;
+  private readonly wal: WalFileSync | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.db.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    const mode = this.db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
+    // Without a WAL (in memory, or a file system that refuses one) SQLite's own FULL sync stays.
+    if (mode?.journal_mode !== 'wal') return;
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    if (!options.sync) this.wal = walFileSync(file);
+    this.durable = new GroupSync(options.sync ?? (this.wal as WalFileSync).sync);
   }
 
   private run<T>(sql: string, params: readonly SqlValue[]): T[] {
@@ -68,7 +93,9 @@ export class SqliteDriver implements SqlDriver {
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     await this.lock;
-    return this.run<T>(sql, params);
+    const rows = this.run<T>(sql, params);
+    if (this.durable && !isRead(sql)) await this.durable.afterCommit();
+    return rows;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -78,6 +105,7 @@ export class SqliteDriver implements SqlDriver {
       release = resolve;
     });
     await previous;
+    let result: T;
     try {
       try {
         this.db.exec('BEGIN IMMEDIATE');
@@ -85,9 +113,8 @@ export class SqliteDriver implements SqlDriver {
         throw translate(err);
       }
       try {
-        const result = await fn(this.executor());
+        result = await fn(this.executor());
         this.db.exec('COMMIT');
-        return result;
       } catch (err) {
         this.db.exec('ROLLBACK');
         throw err;
@@ -95,10 +122,15 @@ export class SqliteDriver implements SqlDriver {
     } finally {
       release();
     }
+    // The lock is already free: the next transactions commit while this one waits for its sync.
+    if (this.durable) await this.durable.afterCommit();
+    return result;
   }
 
   async close(): Promise<void> {
     await this.lock;
+    await this.durable?.settled();
+    await this.wal?.close();
     this.statements.clear();
     if (this.db.isOpen) this.db.close();
   }
