@@ -1,7 +1,9 @@
 // SQLite driver on node:sqlite: the embedded default that needs no server.
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { GroupSync, type SyncFn } from './group-sync.ts';
 import {
   DatabaseUnavailableError,
@@ -36,6 +38,27 @@ function toInput(v: SqlValue): SQLInputValue {
 // when it changed no row: what it found (a claim, a finished key) may be a commit not yet synced.
 const isRead = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
 
+// Checkpoints run on a worker thread; the event loop checkpoints only as a backstop, when the WAL has
+// grown to this many pages because the worker never caught up at a moment the writer could restart it.
+const BACKSTOP_PAGES = 10_000;
+const CHECKPOINT_INTERVAL_MS = 100;
+
+function startCheckpointer(file: string): { stop(): Promise<void> } {
+  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+    workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS },
+  });
+  const exited = once(worker, 'exit');
+  // A dead checkpointer costs speed, not data: the backstop keeps the WAL bounded.
+  worker.on('error', () => {});
+  worker.unref();
+  return {
+    async stop() {
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
+
 export interface SqliteDriverOptions {
   /** Replaces the fdatasync of the -wal file (tests). */
   sync?: SyncFn;
@@ -58,6 +81,7 @@ export class SqliteDriver implements SqlDriver {
   /** Absent for databases with no WAL (':memory:'), whose commits have nothing to wait for. */
   private readonly durable: GroupSync | undefined;
   private readonly wal: WalFileSync | undefined;
+  private readonly checkpointer: { stop(): Promise<void> } | undefined;
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -66,7 +90,8 @@ export class SqliteDriver implements SqlDriver {
     const mode = this.db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
     // Without a WAL (in memory, or a file system that refuses one) SQLite's own FULL sync stays.
     if (mode?.journal_mode !== 'wal') return;
-    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    this.checkpointer = startCheckpointer(file);
     if (!options.sync) this.wal = walFileSync(file);
     this.durable = new GroupSync(options.sync ?? (this.wal as WalFileSync).sync);
   }
@@ -130,6 +155,7 @@ export class SqliteDriver implements SqlDriver {
   async close(): Promise<void> {
     await this.lock;
     await this.durable?.settled();
+    await this.checkpointer?.stop();
     await this.wal?.close();
     this.statements.clear();
     if (this.db.isOpen) this.db.close();
