@@ -30,6 +30,11 @@ export class GroupSync {
     return promise;
   }
 
+  /** Whether some commit is not known to be on disk yet (a sync is running or waiting to run). */
+  get pending(): boolean {
+    return this.running !== undefined || this.waiting !== undefined;
+  }
+
   /** Resolves once no sync is running or waiting to run (the last batch settled, either way). */
   async settled(): Promise<void> {
     while (this.running) await this.running;

@@ -34,8 +34,9 @@ function toInput(v: SqlValue): SQLInputValue {
   return v;
 }
 
-// A statement that starts with SELECT writes nothing; anything else may, and waits for durability even
-// when it changed no row: what it found (a claim, a finished key) may be a commit not yet synced.
+// A statement that starts with SELECT never waits for the disk. Any other waits when it changed rows,
+// or when a commit is still waiting for its sync: what it found (a held key, a claimed job) may be that
+// commit, and must not be answered before it is on disk. An idle poller's UPDATE of nothing never waits.
 const isRead = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
 
 // Checkpoints run on a worker thread; the event loop checkpoints only as a backstop, when the WAL has
@@ -82,6 +83,7 @@ export class SqliteDriver implements SqlDriver {
   private readonly durable: GroupSync | undefined;
   private readonly wal: WalFileSync | undefined;
   private readonly checkpointer: { stop(): Promise<void> } | undefined;
+  private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -109,6 +111,18 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
+  /** Rows changed by INSERT, UPDATE and DELETE since the connection opened. */
+  private changes(): number {
+    this.changesStatement ??= this.db.prepare('SELECT total_changes() AS n');
+    return Number((this.changesStatement.get() as { n: number }).n);
+  }
+
+  /** After a commit that started with `before` changes: resolves once what it did or saw is on disk. */
+  private async durableAfter(before: number): Promise<void> {
+    const durable = this.durable;
+    if (durable && (durable.pending || this.changes() !== before)) await durable.afterCommit();
+  }
+
   private executor(): SqlExecutor {
     return {
       dialect: 'sqlite',
@@ -118,8 +132,10 @@ export class SqliteDriver implements SqlDriver {
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     await this.lock;
+    if (!this.durable || isRead(sql)) return this.run<T>(sql, params);
+    const before = this.changes();
     const rows = this.run<T>(sql, params);
-    if (this.durable && !isRead(sql)) await this.durable.afterCommit();
+    await this.durableAfter(before);
     return rows;
   }
 
@@ -131,8 +147,10 @@ export class SqliteDriver implements SqlDriver {
     });
     await previous;
     let result: T;
+    let before = 0;
     try {
       try {
+        if (this.durable) before = this.changes();
         this.db.exec('BEGIN IMMEDIATE');
       } catch (err) {
         throw translate(err);
@@ -148,7 +166,7 @@ export class SqliteDriver implements SqlDriver {
       release();
     }
     // The lock is already free: the next transactions commit while this one waits for its sync.
-    if (this.durable) await this.durable.afterCommit();
+    await this.durableAfter(before);
     return result;
   }
 
@@ -158,6 +176,7 @@ export class SqliteDriver implements SqlDriver {
     await this.checkpointer?.stop();
     await this.wal?.close();
     this.statements.clear();
+    this.changesStatement = undefined;
     if (this.db.isOpen) this.db.close();
   }
 }

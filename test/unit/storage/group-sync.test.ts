@@ -126,6 +126,25 @@ describe('SqliteDriver durability barrier', () => {
     await db.close();
   });
 
+  it('lets a statement that changed nothing through, unless a commit it may have seen awaits its sync', async () => {
+    const { db, disk } = await driver();
+    await db.query('UPDATE t SET v = $1 WHERE id = 99', ['none']);
+    expect(disk.calls).toHaveLength(0);
+
+    const insert = watch(db.query('INSERT INTO t (id, v) VALUES (5, $1)', ['e']));
+    await flush();
+    const sawIt = watch(db.query('INSERT INTO t (id, v) VALUES (5, $1) ON CONFLICT (id) DO NOTHING', ['e']));
+    await flush();
+    expect(sawIt.settled).toBe('no');
+    disk.calls[0]?.resolve();
+    await flush();
+    expect(insert.settled).toBe('resolved');
+    disk.calls[1]?.resolve();
+    await flush();
+    expect(sawIt.settled).toBe('resolved');
+    await db.close();
+  });
+
   it('answers 503, never success, when the sync fails', async () => {
     const { db, disk } = await driver();
     const insert = db.query('INSERT INTO t (id, v) VALUES (3, $1)', ['c']);
