@@ -30,6 +30,11 @@ export class GroupSync {
     return promise;
   }
 
+  /** Throws the failure of an earlier sync: after one, the database is unavailable until a restart. */
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
   /** Whether some commit is not known to be on disk yet (a sync is running or waiting to run). */
   get pending(): boolean {
     return this.running !== undefined || this.waiting !== undefined;

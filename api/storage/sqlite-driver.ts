@@ -132,6 +132,7 @@ export class SqliteDriver implements SqlDriver {
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     await this.lock;
+    this.durable?.check();
     if (!this.durable || isRead(sql)) return this.run<T>(sql, params);
     const before = this.changes();
     const rows = this.run<T>(sql, params);
@@ -149,6 +150,7 @@ export class SqliteDriver implements SqlDriver {
     let result: T;
     let before = 0;
     try {
+      this.durable?.check();
       try {
         if (this.durable) before = this.changes();
         this.db.exec('BEGIN IMMEDIATE');

@@ -145,12 +145,15 @@ describe('SqliteDriver durability barrier', () => {
     await db.close();
   });
 
-  it('answers 503, never success, when the sync fails', async () => {
+  it('answers 503, never success, when the sync fails, and for every later statement', async () => {
     const { db, disk } = await driver();
     const insert = db.query('INSERT INTO t (id, v) VALUES (3, $1)', ['c']);
     await flush();
     disk.calls.at(-1)?.reject(new Error('EIO'));
     await expect(insert).rejects.toMatchObject({ statusCode: 503 });
+    // The disk may have dropped what it was given: nothing is served from this file until a restart.
+    await expect(db.query('SELECT v FROM t')).rejects.toMatchObject({ statusCode: 503 });
+    await expect(db.transaction(async () => 1)).rejects.toMatchObject({ statusCode: 503 });
     await db.close();
   });
 
