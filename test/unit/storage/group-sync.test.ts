@@ -40,6 +40,22 @@ function watch(p: Promise<unknown>) {
 // Lets every pending promise callback run (no timer involved).
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The first write is acknowledged by the first sync; the second, made while it ran, only by the next. */
+async function expectAcknowledgedInTurn(
+  disk: ReturnType<typeof fakeDisk>,
+  first: ReturnType<typeof watch>,
+  second: ReturnType<typeof watch>,
+) {
+  expect(second.settled).toBe('no');
+  disk.calls[0]?.resolve();
+  await flush();
+  expect(first.settled).toBe('resolved');
+  expect(second.settled).toBe('no');
+  disk.calls[1]?.resolve();
+  await flush();
+  expect(second.settled).toBe('resolved');
+}
+
 describe('GroupSync', () => {
   it('acknowledges the writes made while a sync runs with one next sync', async () => {
     const disk = fakeDisk();
@@ -116,13 +132,7 @@ describe('SqliteDriver durability barrier', () => {
     expect(tx.settled).toBe('no');
     expect(disk.calls).toHaveLength(1);
 
-    disk.calls[0]?.resolve();
-    await flush();
-    expect(insert.settled).toBe('resolved');
-    expect(tx.settled).toBe('no');
-    disk.calls[1]?.resolve();
-    await flush();
-    expect(tx.settled).toBe('resolved');
+    await expectAcknowledgedInTurn(disk, insert, tx);
     await db.close();
   });
 
@@ -135,13 +145,7 @@ describe('SqliteDriver durability barrier', () => {
     await flush();
     const sawIt = watch(db.query('INSERT INTO t (id, v) VALUES (5, $1) ON CONFLICT (id) DO NOTHING', ['e']));
     await flush();
-    expect(sawIt.settled).toBe('no');
-    disk.calls[0]?.resolve();
-    await flush();
-    expect(insert.settled).toBe('resolved');
-    disk.calls[1]?.resolve();
-    await flush();
-    expect(sawIt.settled).toBe('resolved');
+    await expectAcknowledgedInTurn(disk, insert, sawIt);
     await db.close();
   });
 
