@@ -56,6 +56,7 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
     reply: FastifyReply,
     operation: string,
     run: IdempotentHandler,
+    claimInWrite = false,
   ) =>
     idempotentRoute({
       request,
@@ -65,6 +66,7 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
       now: now(),
       scope: `${protocol}:${operation}:${(request.params as { id?: string }).id ?? ''}`,
       variant: errors.variantOf(request),
+      claimInWrite,
       errors: {
         render: (err) => (adapter.errors.is(err) ? errors.respond(err, request) : undefined),
         invalidKey: () => errors.refuse({ reason: 'idempotency_key_invalid' }),
@@ -109,24 +111,32 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
     };
 
   app.post(base, async (request, reply) =>
-    idempotent(request, reply, 'create', async (storeWith) => {
-      const { items, buyer } = parsers.create(request.body);
-      const outcome = await checkout.create(
-        protocol,
-        items.items,
-        buyer ?? null,
-        render(request, 201),
-        storeWith,
-      );
-      if (outcome.outcome === 'unknown_items') {
-        throw errors.refuse({
-          reason: 'unknown_items',
-          unknownItems: outcome.unknownItems,
-          field: items.field,
-        });
-      }
-      return { response: outcome.response, stored: storeWith !== undefined };
-    }),
+    idempotent(
+      request,
+      reply,
+      'create',
+      async (storeWith) => {
+        const { items, buyer } = parsers.create(request.body);
+        const outcome = await checkout.create(
+          protocol,
+          items.items,
+          buyer ?? null,
+          render(request, 201),
+          storeWith,
+        );
+        if (outcome.outcome === 'unknown_items') {
+          throw errors.refuse({
+            reason: 'unknown_items',
+            unknownItems: outcome.unknownItems,
+            field: items.field,
+          });
+        }
+        if (outcome.outcome === 'key_taken')
+          return { response: outcome.response, stored: false, keyTaken: true };
+        return { response: outcome.response, stored: storeWith !== undefined };
+      },
+      true,
+    ),
   );
 
   app.get<Params>(`${base}/:id`, async (request, reply) => {

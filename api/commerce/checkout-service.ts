@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
 import type { FinishedResponse } from '../shared/finished-response.ts';
+import type { ClaimOptions } from './checkout-idempotency-repo.ts';
 import { type PricingResult, priceCart, type RequestedItem } from './checkout-pricing.ts';
 import {
   type Buyer,
@@ -27,10 +28,14 @@ export type Render = (session: CheckoutSession) => FinishedResponse;
 export interface StoreWith {
   scope: string;
   key: string;
+  /** The key is not claimed yet: the write claims it, and writes nothing if it is held. */
+  claim?: ClaimOptions;
 }
 
 export type CreateOutcome =
   | { outcome: 'created'; session: CheckoutSession; response: FinishedResponse }
+  /** The write was to claim the idempotency key and found it held: nothing was written. */
+  | { outcome: 'key_taken'; response: FinishedResponse }
   | { outcome: 'unknown_items'; unknownItems: { index: number; itemId: string }[] };
 
 export type MoveOutcome =
@@ -80,11 +85,13 @@ export class CheckoutService {
       now: this.o.now(),
     });
     const response = render(session);
-    await this.o.sessions.write({
+    const written = await this.o.sessions.write({
       session,
       created: true,
       ...(storeWith ? { idempotency: { ...storeWith, response } } : {}),
     });
+    // A fresh id cannot lose a race: only a claim inside the write can stop it.
+    if (!written) return { outcome: 'key_taken', response };
     return { outcome: 'created', session, response };
   }
 

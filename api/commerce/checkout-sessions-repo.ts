@@ -3,7 +3,13 @@
 
 import { readJson, writeJson } from '../storage/json-column.ts';
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
-import { finishClaim, finishIdempotency, type StoredReplay } from './checkout-idempotency-repo.ts';
+import {
+  type ClaimOptions,
+  claimFinished,
+  finishClaim,
+  finishIdempotency,
+  type StoredReplay,
+} from './checkout-idempotency-repo.ts';
 import type { CheckoutSession, CheckoutStatus } from './checkout-session.ts';
 
 interface SessionRow {
@@ -49,7 +55,8 @@ export interface SessionWrite {
   session: CheckoutSession;
   /** True for a new session; otherwise the stored revision must be `session.revision - 1`. */
   created: boolean;
-  idempotency?: { scope: string; key: string; response: StoredReplay };
+  /** With `claim`, the key is claimed by this write, which writes nothing when the key is held. */
+  idempotency?: { scope: string; key: string; response: StoredReplay; claim?: ClaimOptions };
 }
 
 export class CheckoutSessionsRepo {
@@ -67,15 +74,22 @@ export class CheckoutSessionsRepo {
   /** False when another writer moved the session first (the caller re-reads and decides again). */
   async write(w: SessionWrite): Promise<boolean> {
     if (!w.idempotency) return w.created ? insert(this.db, w.session) : replace(this.db, w.session);
+    const { idempotency } = w;
+    const { claim } = idempotency;
     // PostgreSQL: one statement writes both, atomically, saving the round trips of a transaction.
     if (this.db.dialect === 'postgres')
-      return writeWithResponse(this.db, w.session, w.created, w.idempotency);
-    const { idempotency } = w;
+      return claim && w.created
+        ? insertClaimed(this.db, w.session, claim, idempotency.response)
+        : writeWithResponse(this.db, w.session, w.created, idempotency);
     return this.db
       .transaction(async (tx) => {
+        if (claim) {
+          const finished = claimFinished(claim, idempotency.response);
+          if ((await tx.query(finished.sql, finished.params)).length === 0) throw new LostRace();
+        }
         const written = w.created ? await insert(tx, w.session) : await replace(tx, w.session);
         if (!written) throw new LostRace();
-        await finishIdempotency(tx, idempotency.scope, idempotency.key, idempotency.response);
+        if (!claim) await finishIdempotency(tx, idempotency.scope, idempotency.key, idempotency.response);
         return true;
       })
       .catch((err) => {
@@ -146,6 +160,28 @@ async function writeWithResponse(
        i AS (${finish.sql} RETURNING 1)
      SELECT (SELECT COUNT(*) FROM s) AS written`,
     [...params, ...finish.params],
+  );
+  return Number(row?.written) === 1;
+}
+
+// PostgreSQL types the SELECT's parameters from these casts (a VALUES list cannot carry the WHERE).
+const INSERT_SESSION_IF_CLAIMED = `INSERT INTO checkout_sessions (id, protocol, status, data, revision, created_at, updated_at, expires_at)
+  SELECT $1::text, $2::text, $3::text, $4::jsonb, $5::integer, $6::bigint, $7::bigint, $8::bigint
+  WHERE EXISTS (SELECT 1 FROM c) RETURNING id`;
+
+// A new session and the claim of its key, finished, in one statement: neither is written if the key is held.
+async function insertClaimed(
+  db: SqlExecutor,
+  s: CheckoutSession,
+  claim: ClaimOptions,
+  response: StoredReplay,
+): Promise<boolean> {
+  const params = insertParams(s);
+  const finished = claimFinished(claim, response, params.length + 1);
+  const [row] = await db.query<{ written: number }>(
+    `WITH c AS (${finished.sql}), s AS (${INSERT_SESSION_IF_CLAIMED})
+     SELECT (SELECT COUNT(*) FROM s) AS written`,
+    [...params, ...finished.params],
   );
   return Number(row?.written) === 1;
 }

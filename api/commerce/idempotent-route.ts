@@ -24,6 +24,8 @@ export interface IdempotentRoute {
   scope: string;
   /** Everything besides the body that shapes the answer (the negotiated version). */
   variant: unknown;
+  /** The handler's one write stores its answer and may claim the key too (see IdempotentRequest). */
+  claimInWrite?: boolean;
   errors: ProtocolErrors;
   run: IdempotentHandler;
 }
@@ -35,7 +37,12 @@ export async function idempotentRoute(o: IdempotentRoute): Promise<FastifyReply>
     o.repo,
     key === undefined
       ? undefined
-      : { scope: o.scope, key, request: { variant: o.variant, body: o.request.body ?? null } },
+      : {
+          scope: o.scope,
+          key,
+          request: { variant: o.variant, body: o.request.body ?? null },
+          claimInWrite: o.claimInWrite ?? false,
+        },
     o.settings,
     o.now,
     async (storeWith) => {

@@ -1,7 +1,10 @@
 // SQLite driver on node:sqlite: the embedded default that needs no server.
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
+import { GroupSync, type SyncFn } from './group-sync.ts';
 import {
   DatabaseUnavailableError,
   type SqlDriver,
@@ -9,6 +12,7 @@ import {
   type SqlValue,
   UniqueViolationError,
 } from './sql-driver.ts';
+import { type WalFileSync, walFileSync } from './wal-file-sync.ts';
 
 // SQLITE_BUSY and SQLITE_LOCKED (primary result codes): another writer held the file past busy_timeout.
 const BUSY_CODES = new Set([5, 6]);
@@ -30,20 +34,68 @@ function toInput(v: SqlValue): SQLInputValue {
   return v;
 }
 
+// A statement that starts with SELECT never waits for the disk. Any other waits when it changed rows,
+// or when a commit is still waiting for its sync: what it found (a held key, a claimed job) may be that
+// commit, and must not be answered before it is on disk. An idle poller's UPDATE of nothing never waits.
+const isRead = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
+
+// Checkpoints run on a worker thread; the event loop checkpoints only as a backstop, when the WAL has
+// grown to this many pages because the worker never caught up at a moment the writer could restart it.
+const BACKSTOP_PAGES = 10_000;
+const CHECKPOINT_INTERVAL_MS = 100;
+
+function startCheckpointer(file: string): { stop(): Promise<void> } {
+  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+    workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS },
+  });
+  const exited = once(worker, 'exit');
+  // A dead checkpointer costs speed, not data: the backstop keeps the WAL bounded.
+  worker.on('error', () => {});
+  worker.unref();
+  return {
+    async stop() {
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
+
+export interface SqliteDriverOptions {
+  /** Replaces the fdatasync of the -wal file (tests). */
+  sync?: SyncFn;
+}
+
 /**
  * node:sqlite is synchronous, so a single statement is atomic in the event loop. A transaction
  * spans awaits, so every statement waits on one lock while a transaction is open.
+ *
+ * Durability: in WAL mode with synchronous=NORMAL a commit writes the WAL without an fsync (SQLite
+ * still syncs around checkpoints); the write's promise resolves only after a shared fdatasync of the
+ * WAL, on the thread pool, that started after the commit (group commit). So an answer sent after an
+ * awaited write still means the write is on disk, and the event loop never waits on the disk.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   private readonly db: DatabaseSync;
   private lock: Promise<void> = Promise.resolve();
   private readonly statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  /** Absent for databases with no WAL (':memory:'), whose commits have nothing to wait for. */
+  private readonly durable: GroupSync | undefined;
+  private readonly wal: WalFileSync | undefined;
+  private readonly checkpointer: { stop(): Promise<void> } | undefined;
+  private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.db.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    const mode = this.db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
+    // Without a WAL (in memory, or a file system that refuses one) SQLite's own FULL sync stays.
+    if (mode?.journal_mode !== 'wal') return;
+    this.db.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    this.checkpointer = startCheckpointer(file);
+    if (!options.sync) this.wal = walFileSync(file);
+    this.durable = new GroupSync(options.sync ?? (this.wal as WalFileSync).sync);
   }
 
   private run<T>(sql: string, params: readonly SqlValue[]): T[] {
@@ -59,6 +111,18 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
+  /** Rows changed by INSERT, UPDATE and DELETE since the connection opened. */
+  private changes(): number {
+    this.changesStatement ??= this.db.prepare('SELECT total_changes() AS n');
+    return Number((this.changesStatement.get() as { n: number }).n);
+  }
+
+  /** After a commit that started with `before` changes: resolves once what it did or saw is on disk. */
+  private async durableAfter(before: number): Promise<void> {
+    const durable = this.durable;
+    if (durable && (durable.pending || this.changes() !== before)) await durable.afterCommit();
+  }
+
   private executor(): SqlExecutor {
     return {
       dialect: 'sqlite',
@@ -68,7 +132,12 @@ export class SqliteDriver implements SqlDriver {
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     await this.lock;
-    return this.run<T>(sql, params);
+    this.durable?.check();
+    if (!this.durable || isRead(sql)) return this.run<T>(sql, params);
+    const before = this.changes();
+    const rows = this.run<T>(sql, params);
+    await this.durableAfter(before);
+    return rows;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -78,16 +147,19 @@ export class SqliteDriver implements SqlDriver {
       release = resolve;
     });
     await previous;
+    let result: T;
+    let before = 0;
     try {
+      this.durable?.check();
       try {
+        if (this.durable) before = this.changes();
         this.db.exec('BEGIN IMMEDIATE');
       } catch (err) {
         throw translate(err);
       }
       try {
-        const result = await fn(this.executor());
+        result = await fn(this.executor());
         this.db.exec('COMMIT');
-        return result;
       } catch (err) {
         this.db.exec('ROLLBACK');
         throw err;
@@ -95,11 +167,18 @@ export class SqliteDriver implements SqlDriver {
     } finally {
       release();
     }
+    // The lock is already free: the next transactions commit while this one waits for its sync.
+    await this.durableAfter(before);
+    return result;
   }
 
   async close(): Promise<void> {
     await this.lock;
+    await this.durable?.settled();
+    await this.checkpointer?.stop();
+    await this.wal?.close();
     this.statements.clear();
+    this.changesStatement = undefined;
     if (this.db.isOpen) this.db.close();
   }
 }

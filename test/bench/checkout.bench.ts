@@ -1,203 +1,148 @@
-// Issue 4 benchmark: ACP create (with an Idempotency-Key) and complete, throughput and p99, on SQLite
-// and PostgreSQL, against a bare Fastify route doing one INSERT into the same database, same run.
+// Issue 19 benchmark: ACP create with an Idempotency-Key on SQLite and PostgreSQL, against a bare
+// Fastify route doing one INSERT into the same database through the same driver (same durability),
+// same run; how it grows from 1 to 64 connections and from 10k to 1M rows; and reads during writes.
+// BENCH_CHECKOUT_ROWS (default 1,000,000) is the large row count.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import pg from 'pg';
+import { PostgresDriver } from '../../api/storage/postgres-driver.ts';
+import type { SqlDriver } from '../../api/storage/sql-driver.ts';
+import { SqliteDriver } from '../../api/storage/sqlite-driver.ts';
+import { checkoutOps, existingSessions, type Figures, medians, type Op, run } from './checkout-load.ts';
+import { seedCheckoutRows } from './checkout-seed.ts';
+import { atLeast, atMost, type GoalRow } from './goals.ts';
 import { formatRow } from './load.ts';
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
+interface Options {
+  seconds: number;
+  connections: number;
+  rounds: number;
 }
 
-const BODY = JSON.stringify({
-  line_items: [{ item: { id: 'plan_pro_monthly' } }, { item: { id: 'addon_backups' } }],
-});
-
-type Setup = (req: autocannon.Request, n: number) => autocannon.Request;
-
-interface Op {
-  url: string;
-  request: autocannon.Request;
-  setup?: Setup;
-}
-
-async function run(op: Op, opts: { seconds: number; connections: number }): Promise<Figures> {
-  let n = 0;
-  const { url, request, setup } = op;
-  const r = await autocannon({
-    url,
-    connections: opts.connections,
-    duration: opts.seconds,
-    requests: [
-      {
-        ...request,
-        setupRequest: (req: autocannon.Request) => {
-          n += 1;
-          return setup ? setup(req, n) : req;
-        },
-      } as autocannon.Request,
-    ],
-  });
-  if (r.errors + r.timeouts > 0 || r.non2xx > 0) {
-    throw new Error(`${url}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`);
-  }
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+// Issue 19's figures for this machine before the change: SQLite ACP create managed 142 req/s.
+const SQLITE_BEFORE_RPS = 142;
+const SCALE_CONNECTIONS = [1, 8, 32, 64];
+// The mixed run's reads: a fixed offered load, so "during writes" differs from "alone" only by the writes.
+const READ_RATE = 200;
+const READ_CONNECTIONS = 8;
+const WIDTHS = [10, 34, 9, 8, 8, 12];
 
 async function startChild(target: string, schema?: string) {
   const child = spawn(
     process.execPath,
     [new URL('./serve-checkout.ts', import.meta.url).pathname, target, ...(schema ? [schema] : [])],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const line = await new Promise<string>((resolve, reject) => {
     if (!child.stdout) return reject(new Error('no stdout'));
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`checkout bench server exited with ${code}`)));
   });
-  return { child, ...(JSON.parse(line) as { colonyUrl: string; bareUrl: string }) };
+  return { child, ...(JSON.parse(line) as { colonyUrl: string; bareUrl: string; dbFile: string }) };
 }
 
-async function sessionsToComplete(colonyUrl: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${colonyUrl}/checkout_sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: BODY,
-    });
-    ids.push(((await res.json()) as { id: string }).id);
-  }
-  return ids;
+const print = (db: string, label: string, f: Figures, ratio: string) =>
+  console.log(formatRow([db, label, f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), ratio], WIDTHS));
+
+/** Sessions and idempotency records grown to `rows`, then creates at the bench's connections. */
+async function atRows(db: string, seeder: SqlDriver, create: Op, rows: number, opts: Options) {
+  const ms = await seedCheckoutRows(seeder, rows);
+  const f = await run(create, opts);
+  print(db, `create at ${rows.toLocaleString('en')} rows (seeded in ${(ms / 1000).toFixed(1)} s)`, f, '');
 }
-
-const LABELS: Record<string, string> = {
-  bare: 'bare INSERT',
-  create: 'ACP create (idem. key)',
-  complete: 'ACP complete',
-};
-
-function printRows(name: string, runs: Record<string, Figures[]>): void {
-  const sum = (op: string) => ({
-    rps: median((runs[op] ?? []).map((f) => f.rps)),
-    p50: median((runs[op] ?? []).map((f) => f.p50)),
-    p99: median((runs[op] ?? []).map((f) => f.p99)),
-  });
-  const bare = sum('bare');
-  for (const op of ['bare', 'create', 'complete']) {
-    const f = sum(op);
-    const cells = [
-      name,
-      LABELS[op] ?? op,
-      f.rps.toFixed(0),
-      f.p50.toFixed(2),
-      f.p99.toFixed(2),
-      (f.rps / bare.rps).toFixed(2),
-    ];
-    console.log(formatRow(cells, WIDTHS));
-  }
-}
-
-const WIDTHS = [12, 26, 9, 8, 8, 10];
 
 async function benchDatabase(
-  name: string,
+  db: 'sqlite' | 'postgres',
   target: string,
-  opts: { seconds: number; connections: number; rounds: number },
+  opts: Options,
   schema?: string,
-) {
-  const { child, colonyUrl, bareUrl } = await startChild(target, schema);
+): Promise<GoalRow[]> {
+  const { child, colonyUrl, bareUrl, dbFile } = await startChild(target, schema);
+  const seeder: SqlDriver =
+    db === 'sqlite'
+      ? new SqliteDriver(dbFile)
+      : new PostgresDriver({ url: target, ...(schema ? { schema } : {}) });
   try {
-    const ids = await sessionsToComplete(colonyUrl, 500);
-    const runId = randomBytes(4).toString('hex');
-    const ops: Record<string, Op> = {
-      create: {
-        url: colonyUrl,
-        request: {
-          method: 'POST',
-          path: '/checkout_sessions',
-          headers: { 'content-type': 'application/json' },
-          body: BODY,
-        },
-        setup: (req, n) => ({
-          ...req,
-          headers: { ...req.headers, 'idempotency-key': `${runId}-${n}-${Math.random()}` },
-        }),
-      },
-      // Completing a session already handed off is allowed and writes a new revision each time.
-      complete: {
-        url: colonyUrl,
-        request: {
-          method: 'POST',
-          path: '/checkout_sessions/x/complete',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-        },
-        setup: (req, n) => ({ ...req, path: `/checkout_sessions/${ids[n % ids.length]}/complete` }),
-      },
-      bare: {
-        url: bareUrl,
-        request: {
-          method: 'POST',
-          path: '/bare',
-          headers: { 'content-type': 'application/json' },
-          body: BODY,
-        },
-      },
-    };
-    const runs: Record<string, Figures[]> = { create: [], complete: [], bare: [] };
+    const ids = await existingSessions(colonyUrl, 200);
+    const ops = checkoutOps(colonyUrl, bareUrl, randomBytes(4).toString('hex'), ids);
     // Warm-up, discarded: the first seconds measure the JIT.
     for (const op of Object.values(ops)) await run(op, { ...opts, seconds: 1 });
+    await atRows(db, seeder, ops.create, 10_000, opts);
+
+    const runs: Record<'bare' | 'create' | 'complete', Figures[]> = { bare: [], create: [], complete: [] };
     for (let round = 0; round < opts.rounds; round++) {
-      const order = round % 2 ? ['bare', 'create', 'complete'] : ['complete', 'create', 'bare'];
-      for (const name of order) {
-        const op = ops[name];
-        if (op) runs[name]?.push(await run(op, opts));
-      }
+      const order =
+        round % 2 ? (['bare', 'create', 'complete'] as const) : (['complete', 'create', 'bare'] as const);
+      for (const name of order) runs[name].push(await run(ops[name], opts));
     }
-    printRows(name, runs);
+    const bare = medians(runs.bare);
+    const create = medians(runs.create);
+    print(db, 'bare INSERT', bare, '1.00');
+    const vsBefore = db === 'sqlite' ? `, ${(create.rps / SQLITE_BEFORE_RPS).toFixed(1)}× 142` : '';
+    print(db, 'ACP create (idem. key)', create, `${(create.rps / bare.rps).toFixed(2)}${vsBefore}`);
+    const complete = medians(runs.complete);
+    print(db, 'ACP complete', complete, (complete.rps / bare.rps).toFixed(2));
+
+    for (const connections of SCALE_CONNECTIONS.filter((c) => c !== opts.connections)) {
+      print(db, `create, ${connections} connection(s)`, await run(ops.create, { ...opts, connections }), '');
+    }
+
+    const reads = { seconds: opts.seconds, connections: READ_CONNECTIONS, rate: READ_RATE };
+    const alone = await run(ops.read, reads);
+    const [during] = await Promise.all([run(ops.read, reads), run(ops.create, opts)]);
+    print(db, `reads at ${READ_RATE}/s alone`, alone, '');
+    print(db, `reads at ${READ_RATE}/s during creates`, during, (during.p99 / alone.p99).toFixed(2));
+
+    const large = Number(process.env.BENCH_CHECKOUT_ROWS ?? 1_000_000);
+    await atRows(db, seeder, ops.create, large, opts);
+
+    const label = db === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    const mixed = atMost(`${label}: read p99 during creates / alone`, during.p99 / alone.p99, 2, '×');
+    if (db === 'postgres')
+      return [
+        atLeast(`${label}: ACP create / bare INSERT`, create.rps / bare.rps, 0.8, '× bare INSERT'),
+        mixed,
+      ];
+    return [
+      atLeast(
+        `${label}: ACP create, ${opts.connections} connections`,
+        create.rps,
+        SQLITE_BEFORE_RPS * 10,
+        'req/s',
+      ),
+      atMost(`${label}: ACP create p99, ${opts.connections} connections`, create.p99, 50, 'ms'),
+      mixed,
+    ];
   } finally {
+    await seeder.close();
     child.kill('SIGTERM');
   }
 }
 
-export async function benchCheckout(opts: {
-  seconds: number;
-  connections: number;
-  rounds: number;
-}): Promise<boolean | 'skipped'> {
+export async function benchCheckout(opts: Options): Promise<GoalRow[]> {
   console.log(
-    `\n## ACP checkout (${opts.connections} connections, ${opts.rounds} x ${opts.seconds}s per target, alternating, medians)\n`,
+    `\n## ACP checkout (${opts.connections} connections unless said, ${opts.rounds} x ${opts.seconds}s per target, alternating, medians)\n`,
   );
-  console.log(
-    formatRow(['database', 'target', 'req/s', 'p50 ms', 'p99 ms', 'rps ratio'], [12, 26, 9, 8, 8, 10]),
-  );
-  await benchDatabase('sqlite', 'sqlite', opts);
+  console.log(formatRow(['database', 'target', 'req/s', 'p50 ms', 'p99 ms', 'ratio'], WIDTHS));
+  const rows = await benchDatabase('sqlite', 'sqlite', opts);
   const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) {
-    console.log('postgres     skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
-    return true;
+    console.log('postgres   skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+    return rows;
   }
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   try {
-    await benchDatabase('postgres', url, opts, schema);
+    rows.push(...(await benchDatabase('postgres', url, opts, schema)));
   } finally {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   }
   console.log(
-    '\nThe ratio is against one bare INSERT per request; a checkout write is several statements (idempotency claim, session insert and the stored response in one transaction).',
+    '\nThe ratio is against one bare INSERT per request through the same driver; an ACP create with a key is an idempotency claim, then the session and its stored response in one transaction (PostgreSQL: one statement).',
   );
-  return true;
+  return rows;
 }

@@ -18,6 +18,7 @@ import { allMet, type BenchOutcome, summaryTable } from './goals.ts';
 import { benchIdentity } from './identity.bench.ts';
 import { benchInputGuards } from './input-guards.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
+import { benchMcp } from './mcp.bench.ts';
 import { benchPollers } from './pollers.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 import { benchRealNode } from './real-node.bench.ts';
@@ -71,6 +72,7 @@ const benches: Record<string, () => Promise<LegacyOutcome | BenchOutcome>> = {
       queries: env('BENCH_MEMORY_QUERIES', 300),
       vectorMemories: env('BENCH_MEMORY_VECTOR_SIZE', 1500),
     }),
+  mcp: () => benchMcp({ seconds, connections, rounds }),
   pollers: () => benchPollers(),
   'real-node': () => benchRealNode({ toggles: env('BENCH_REAL_NODE_TOGGLES', 20) }),
 };

@@ -1,7 +1,7 @@
 // Child process of the checkout bench: Colony's real server on one database (argv[2]: sqlite or a
 // PostgreSQL URL) and a bare Fastify route that does one INSERT into the same database, on loopback.
-// Prints one JSON line with both addresses, then serves until killed.
-import { mkdtempSync } from 'node:fs';
+// Prints one JSON line with both addresses (and the SQLite file, for seeding), then serves until killed.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -22,9 +22,10 @@ const config = loadConfig({
   HOST: '127.0.0.1',
   ...(target === 'sqlite' ? {} : { DATABASE_URL: target }),
 });
+const dbFile = join(dataDir, 'colony.db');
 const storage = await openStorage(
   target === 'sqlite'
-    ? { kind: 'sqlite', file: join(dataDir, 'colony.db') }
+    ? { kind: 'sqlite', file: dbFile }
     : { kind: 'postgres', url: target, ...(schema ? { schema } : {}) },
 );
 const colony = await buildServer(config, { storage, runJobs: false });
@@ -33,7 +34,7 @@ const colonyUrl = await colony.listen({ port: 0, host: '127.0.0.1' });
 // The baseline: one parameterised INSERT of a row the size of a session, through the same driver.
 const driver: SqlDriver =
   target === 'sqlite'
-    ? new SqliteDriver(join(dataDir, 'colony.db'))
+    ? new SqliteDriver(dbFile)
     : new PostgresDriver({ url: target, ...(schema ? { schema } : {}) });
 await driver.query(
   'CREATE TABLE IF NOT EXISTS bench_bare (id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at BIGINT NOT NULL)',
@@ -58,10 +59,11 @@ bare.post('/bare', async (_request, reply) => {
 });
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
-process.stdout.write(`${JSON.stringify({ colonyUrl, bareUrl })}\n`);
+process.stdout.write(`${JSON.stringify({ colonyUrl, bareUrl, dbFile })}\n`);
 process.on('SIGTERM', async () => {
   await Promise.all([colony.close(), bare.close()]);
   await driver.close();
   await storage.close();
+  rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 });

@@ -1,0 +1,72 @@
+// What one checkout create with an Idempotency-Key costs the database: one commit (PostgreSQL: one
+// statement, one round trip), the key's claim riding in the write that stores the session and its answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations, type Storage, storageRepositories } from '../../api/app-storage.ts';
+import { openDatabase } from '../../api/storage/open-database.ts';
+import type { SqlDriver } from '../../api/storage/sql-driver.ts';
+import { planLine } from '../support/checkout.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { storageTargets } from '../support/storage-targets.ts';
+
+/** A driver that records each unit of work it is asked for: a lone statement or a transaction. */
+function recording(driver: SqlDriver, units: string[]): SqlDriver {
+  return {
+    dialect: driver.dialect,
+    query: (sql, params) => {
+      units.push(`statement: ${sql.trim().split(/\s+/).slice(0, 3).join(' ')}`);
+      return driver.query(sql, params);
+    },
+    transaction: (fn) => {
+      units.push('transaction');
+      return driver.transaction(fn);
+    },
+    close: () => driver.close(),
+  };
+}
+
+describe.each(storageTargets)('a checkout create on $name', (t) => {
+  const units: string[] = [];
+  let s: TestServer;
+  let storage: Storage;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const made = await t.create();
+    dispose = made.dispose;
+    storage = await openDatabase(made.target, {
+      migrations,
+      repositories: (d) => storageRepositories(recording(d, units)),
+    });
+    s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
+  });
+  afterAll(async () => {
+    await s.close();
+    await storage.close();
+    await dispose();
+  });
+
+  const create = (key: string, line = planLine()) =>
+    s.app.inject({
+      method: 'POST',
+      url: '/checkout_sessions',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      payload: { line_items: [line] },
+    });
+
+  it('writes the key, the session and its answer in one unit of work', async () => {
+    units.length = 0;
+    const res = await create('one-unit');
+    expect(res.statusCode).toBe(201);
+    expect(units).toEqual([t.name === 'postgres' ? 'statement: WITH c AS' : 'transaction']);
+  });
+
+  it('still replays a repeat and refuses a different body under the same key', async () => {
+    const first = await create('repeat');
+    const again = await create('repeat');
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const other = await create('repeat', { item: { id: 'addon_backups' } });
+    expect(other.statusCode).toBe(422);
+    expect(other.json().code).toBe('idempotency_conflict');
+  });
+});
