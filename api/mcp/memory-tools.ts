@@ -5,18 +5,19 @@ import { connectableSources, connectLink } from '../connect/connectable.ts';
 import { type Principal, principalCoversOffice } from '../shared/identity.ts';
 import type { McpOptions } from './mcp-options.ts';
 import { memoryToolInputs as inputs } from './memory-tool-schemas.ts';
+import { type Outage, signalOutage } from './outage-signal.ts';
 import { jsonResult, type ToolResult, toolError } from './tool-result.ts';
 import { type MemoryToolName, memoryToolScopes } from './tool-scopes.ts';
 
 const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
 
 /** The principal rides through the SDK in AuthInfo.extra; the SDK never derives it from headers. */
-export function authInfoOf(principal: Principal, token: string): AuthInfo {
+export function authInfoOf(principal: Principal, token: string, outage?: Outage): AuthInfo {
   return {
     token,
     clientId: principal.clientId ?? principal.credentialId ?? principal.subject,
     scopes: principal.scopes,
-    extra: { principal },
+    extra: { principal, ...(outage ? { outage } : {}) },
   };
 }
 
@@ -44,7 +45,8 @@ export function registerMemoryTools(
       if (!principal) return toolError(`${name} needs an OAuth token with the scope ${scope}.`);
       if (!principal.scopes.includes(scope)) return toolError(`${name} needs the scope ${scope}.`);
       if (!principal.accountId) return toolError('Memory belongs to an account; this credential has none.');
-      return fn({ accountId: principal.accountId, principal }, args);
+      const caller = { accountId: principal.accountId, principal };
+      return signalOutage(ctx, () => fn(caller, args));
     };
   };
   const reads = { readOnlyHint: true, openWorldHint: false } as const;

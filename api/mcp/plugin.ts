@@ -14,6 +14,7 @@ import { problemErrorHandler } from '../shared/problem-handlers.ts';
 import type { McpOptions } from './mcp-options.ts';
 import { createColonyMcp } from './mcp-server.ts';
 import { authInfoOf } from './memory-tools.ts';
+import { anonymousAuthInfo, type Outage, outageAnswer } from './outage-signal.ts';
 import { SSE_HEADERS, sharedServerRequest, sseEvent } from './shared-server-lane.ts';
 import { scopesNeeded } from './tool-scopes.ts';
 
@@ -104,16 +105,20 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
     handler: async (request, reply) => {
       const principal = await admit(request);
       const token = request.headers.authorization?.replace(/^Bearer +/i, '') ?? '';
-      const authInfo = principal ? authInfoOf(principal, token) : undefined;
+      const outage: Outage = { hit: false };
+      const authInfo = principal ? authInfoOf(principal, token, outage) : anonymousAuthInfo(outage);
       // Tool calls, the hot path, go to the shared server: no server, transport, Request or
       // Response is built for them. Everything else keeps the SDK's per-request entry.
       const shared = sharedServerRequest(request.method, request.headers, request.body);
-      if (shared) return reply.headers(SSE_HEADERS).send(sseEvent(await mcp.exchange(shared, authInfo)));
-      const response = await mcp.handler.fetch(toWebRequest(request, `${baseUrl}${request.url}`), {
-        ...(authInfo ? { authInfo } : {}),
-        ...(request.body !== undefined ? { parsedBody: request.body } : {}),
-      });
-      return sendWebResponse(reply, response);
+      const answer = shared
+        ? await mcp.exchange(shared, authInfo)
+        : await mcp.handler.fetch(toWebRequest(request, `${baseUrl}${request.url}`), {
+            authInfo,
+            ...(request.body !== undefined ? { parsedBody: request.body } : {}),
+          });
+      if (outage.hit) return reply.code(503).header('retry-after', '5').send(outageAnswer(request.body));
+      if (answer instanceof Response) return sendWebResponse(reply, answer);
+      return reply.headers(SSE_HEADERS).send(sseEvent(answer));
     },
   });
 }

@@ -8,6 +8,7 @@ import { decodeSkillsCursor } from '../public/skills-cursor.ts';
 import type { SkillsListing } from '../public/skills-listing.ts';
 import { type DocSection, searchSections } from './docs-search.ts';
 import type { McpOptions } from './mcp-options.ts';
+import { signalOutage } from './outage-signal.ts';
 import { jsonResult, toolError } from './tool-result.ts';
 
 export interface PublicToolDeps {
@@ -98,12 +99,13 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
       inputSchema: inputs.list_skills,
       annotations: readOnly,
     },
-    async ({ limit, cursor }) => {
+    async ({ limit, cursor }, ctx) => {
       const afterName = cursor === undefined ? undefined : decodeSkillsCursor(cursor);
       if (cursor !== undefined && afterName === undefined) {
         return toolError('cursor is not one Colony issued; pass nextCursor unchanged.');
       }
-      const page = await skills.page({ limit, ...(afterName !== undefined ? { afterName } : { offset: 0 }) });
+      const where = afterName !== undefined ? { afterName } : { offset: 0 };
+      const page = await signalOutage(ctx, async () => skills.page({ limit, ...where }));
       return jsonResult(JSON.parse(page.bytes.toString('utf8')) as Record<string, unknown>);
     },
   );

@@ -97,6 +97,25 @@ async function expect503(app: FastifyInstance, port: number) {
   expect(read.headers['retry-after']).toBe('5');
   expectNoLeak(read.body, port);
   await expectAcp503(app, port);
+  await expectMcp503(app, port);
+}
+
+/** A tool call that reads the database answers 503 with a JSON-RPC error, not a tool result. */
+async function expectMcp503(app: FastifyInstance, port: number) {
+  const call = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_skills', arguments: {} } },
+  });
+  expect(call.statusCode, call.body).toBe(503);
+  expect(call.headers['retry-after']).toBe('5');
+  expect(call.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: expect.any(Number) } });
+  expectNoLeak(call.body, port);
 }
 
 async function expectAcp503(app: FastifyInstance, port: number) {
