@@ -1,6 +1,6 @@
 // Three real API replicas over one PostgreSQL schema and one private Redis, behind a round-robin proxy
 // that appends X-Forwarded-For (COLONY_TRUST_PROXY=1, as the chart's Ingress): the scale-out items hold
-// together. One poller leader, shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
+// together (counting in sliding windows). One poller leader, shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
 // replica leaving. PostgreSQL only: replicas share a database server, never a SQLite file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -63,6 +63,8 @@ describe('many replicas behind one proxy, over one PostgreSQL and one Redis', ()
       COLONY_CHECKOUT_RATE_LIMIT: '10000',
       COLONY_SIGNIN_FREE_FAILURES: '3',
       COLONY_UCP_ALLOW_INSECURE_PROFILES: 'true',
+      // The sliding window counts in the shared store too: the budget stays exact across replicas.
+      COLONY_RATE_LIMIT_ALGORITHM: 'sliding',
     };
     const upstreams: string[] = [];
     for (let i = 0; i < REPLICAS; i++) {
