@@ -1,7 +1,7 @@
 // Three real API replicas over one PostgreSQL schema and one private Redis, behind a round-robin proxy
 // that appends X-Forwarded-For (COLONY_TRUST_PROXY=1, as the chart's Ingress): the scale-out items hold
-// together (counting in sliding windows). One poller leader, shared budgets, a Redis outage, sign-in throttling, idempotency, UCP profile fetches and one
-// replica leaving. PostgreSQL only: replicas share a database server, never a SQLite file.
+// together. One poller leader, shared budgets (counted in sliding windows), a Redis outage, sign-in
+// throttling, idempotency, UCP profile fetches and one replica leaving. PostgreSQL only: replicas share a database server, never a SQLite file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
