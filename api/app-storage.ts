@@ -6,7 +6,7 @@ import { SnapshotsRepo } from './backups/snapshots-repo.ts';
 import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
-import { commerceMigrations, ordersMigration } from './commerce/migrations.ts';
+import { commerceMigrations, ordersMigration, subscriptionSyncMigration } from './commerce/migrations.ts';
 import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
 import { ConnectRepo } from './connect/connect-repo.ts';
@@ -56,6 +56,7 @@ export const migrations: readonly Migration[] = [
   ...backupsMigrations, // 400, 401
   ...keyRevealMigrations, // 204
   ordersMigration, // 102
+  subscriptionSyncMigration, // 103
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */

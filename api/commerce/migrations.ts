@@ -91,6 +91,20 @@ export const ordersMigration: Migration = {
   sql: orders,
 };
 
+/**
+ * Stripe's subscription events are answered by reading the subscription from Stripe: `synced_at` is
+ * when, so a slower sync that read an older state never writes over a newer one.
+ */
+export const subscriptionSyncMigration: Migration = {
+  id: 103,
+  name: 'subscriptions: when their state was last read from the processor, found by processor id',
+  sql: eachDialect(
+    (t) => `
+  ALTER TABLE subscriptions ADD COLUMN synced_at ${t.bigint};
+  CREATE INDEX subscriptions_processor_ref ON subscriptions (processor, processor_ref)`,
+  ),
+};
+
 export const commerceMigrations: readonly Migration[] = [
   {
     id: 100,

@@ -3,11 +3,22 @@
 import { readJson, writeJson } from '../storage/json-column.ts';
 import type { SqlDriver } from '../storage/sql-driver.ts';
 
+export const subscriptionStatuses = [
+  'trialing',
+  'active',
+  'past_due',
+  'unpaid',
+  'paused',
+  'canceled',
+] as const;
+export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
+
 export interface SubscriptionRecord {
   id: string;
   accountId: string;
   checkoutSessionId: string;
-  status: 'trialing' | 'active' | 'canceled';
+  /** Stripe's states that Colony tells apart; `past_due`, `unpaid` and `paused` are not paid up. */
+  status: SubscriptionStatus;
   plan: string;
   interval: 'month' | 'year';
   /** Every purchased item with the price it was bought at (integer cents per interval). */
@@ -75,6 +86,31 @@ export class SubscriptionsRepo {
   /** A subscription Colony still bills: not canceled (a trial counts). */
   static live(s: SubscriptionRecord | undefined): s is SubscriptionRecord {
     return s !== undefined && s.status !== 'canceled';
+  }
+
+  async byProcessorRef(processor: string, processorRef: string): Promise<SubscriptionRecord | undefined> {
+    const [row] = await this.db.query<SubscriptionRow>(
+      'SELECT * FROM subscriptions WHERE processor = $1 AND processor_ref = $2',
+      [processor, processorRef],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * The state just read from the processor, unless a sync that read later already wrote: answers
+   * whether this one was written.
+   */
+  async sync(
+    id: string,
+    state: { status: SubscriptionStatus; trialEnd: number | null },
+    readAt: number,
+  ): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE subscriptions SET status = $2, trial_end = $3, synced_at = $4, updated_at = $4
+       WHERE id = $1 AND (synced_at IS NULL OR synced_at <= $4) RETURNING id`,
+      [id, state.status, state.trialEnd, readAt],
+    );
+    return rows.length === 1;
   }
 
   /** Writes the account's subscription; its id and creation time are the first purchase's for good. */

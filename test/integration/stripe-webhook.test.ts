@@ -13,7 +13,11 @@ import { InjectBrowser } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { startTestServer, startTestServerOn, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-import { type StripeCheckoutDesk, startStripeCheckoutDesk } from '../support/stripe-checkout-desk.ts';
+import {
+  type StripeCheckoutDesk,
+  startStripeCheckoutDesk,
+  subscriptionOfSession,
+} from '../support/stripe-checkout-desk.ts';
 import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64url').replaceAll('-', 'A')}`;
@@ -66,6 +70,21 @@ function eventBody(
         payment_status: 'no_payment_required',
       },
     },
+  });
+}
+
+/** A subscription event: its object is the subscription as it was when Stripe sent it. */
+function subscriptionEventBody(type: string, subscriptionId: string, status: string, created: number) {
+  return JSON.stringify({
+    id: `evt_${randomBytes(12).toString('hex')}`,
+    object: 'event',
+    api_version: '2025-10-29.clover',
+    created,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object: { id: subscriptionId, object: 'subscription', status } },
   });
 }
 
@@ -193,6 +212,74 @@ describe.each(storageTargets)('Stripe webhook on $name', (t) => {
       'ucp-agent': ucpAgent(agents),
     });
     expect(agentView.json().status).toBe('completed');
+  });
+
+  /** A checkout finished through Stripe's webhook: the account's subscription. */
+  async function subscribed() {
+    const p = await atStripe();
+    desk.pay(p.reference);
+    expect((await deliver(s, eventBody('checkout.session.completed', p.reference))).statusCode).toBe(200);
+    const sub = await expectCompletedOnce(p);
+    if (!sub) throw new Error('no subscription');
+    expect(sub.processorRef).toBe(subscriptionOfSession(p.reference));
+    return sub;
+  }
+  const stored = async (accountId: string) => s.app.colony.storage.subscriptions.ofAccount(accountId);
+  const at = (secondsAgo: number) => Math.floor(Date.now() / 1000) - secondsAgo;
+
+  it('keeps the subscription in step with Stripe whatever order its events arrive in', async () => {
+    const sub = await subscribed();
+    // A renewal failed: Stripe says past due.
+    desk.setSubscription(sub.processorRef, { status: 'past_due', trial_end: null });
+    const failed = subscriptionEventBody(
+      'customer.subscription.updated',
+      sub.processorRef,
+      'past_due',
+      at(60),
+    );
+    const res = await deliver(s, failed);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ received: true, outcome: 'synced' });
+    expect(await stored(sub.accountId)).toMatchObject({ id: sub.id, status: 'past_due', trialEnd: null });
+
+    // Then canceled; the deletion arrives before an older update that still says active.
+    desk.setSubscription(sub.processorRef, { status: 'canceled', trial_end: null });
+    const deleted = subscriptionEventBody(
+      'customer.subscription.deleted',
+      sub.processorRef,
+      'canceled',
+      at(10),
+    );
+    const olderUpdate = subscriptionEventBody(
+      'customer.subscription.updated',
+      sub.processorRef,
+      'active',
+      at(30),
+    );
+    expect((await deliver(s, deleted)).statusCode).toBe(200);
+    expect((await deliver(s, olderUpdate)).statusCode).toBe(200);
+    // Redeliveries of both change nothing either: each reads Stripe, which says canceled.
+    expect((await deliver(s, deleted)).statusCode).toBe(200);
+    expect((await deliver(s, failed)).statusCode).toBe(200);
+    expect(await stored(sub.accountId)).toMatchObject({ id: sub.id, status: 'canceled' });
+    expect(desk.retrieved.get(sub.processorRef)).toBe(5);
+  });
+
+  it('ignores subscriptions no account holds, and asks for a redelivery when Stripe cannot be read', async () => {
+    const before = desk.retrieved.get('sub_nobody') ?? 0;
+    const stranger = subscriptionEventBody('customer.subscription.updated', 'sub_nobody', 'active', at(5));
+    const ignored = await deliver(s, stranger);
+    expect(ignored.statusCode).toBe(200);
+    expect(ignored.json()).toEqual({ received: true, outcome: 'not_ours' });
+    expect(desk.retrieved.get('sub_nobody') ?? 0).toBe(before);
+
+    const sub = await subscribed();
+    desk.breakSubscription(sub.processorRef);
+    const update = subscriptionEventBody('customer.subscription.updated', sub.processorRef, 'active', at(5));
+    const res = await deliver(s, update);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect(await stored(sub.accountId)).toMatchObject({ status: 'trialing' });
   });
 
   it('completes once when Stripe redelivers, and the async-payment event changes nothing', async () => {

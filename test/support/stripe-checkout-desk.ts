@@ -12,7 +12,11 @@ export interface StripeCheckoutDesk {
   pay(checkoutSessionId: string): void;
   /** The customer finished it with a delayed method (a bank debit) whose money has not arrived. */
   payLater(checkoutSessionId: string): void;
-  /** How many times each Checkout Session was retrieved from "Stripe". */
+  /** The subscription as Stripe would now show it (status, trial end as epoch seconds). */
+  setSubscription(subscriptionId: string, fields: { status: string; trial_end?: number | null }): void;
+  /** Fails every retrieve of this subscription with a 500, as an unreachable Stripe would. */
+  breakSubscription(subscriptionId: string): void;
+  /** How many times each Checkout Session (and subscription) was retrieved from "Stripe". */
   readonly retrieved: Map<string, number>;
   /** Every request relayed, as `METHOD /path` (no query), in order. */
   readonly requests: string[];
@@ -28,16 +32,22 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Each paid Checkout Session opens its own subscription (stripe-mock names every one the same). */
+export const subscriptionOfSession = (checkoutSessionId: string) => `sub_of_${checkoutSessionId}`;
+
 function paid(session: Record<string, unknown>, cleared: boolean): Record<string, unknown> {
   const sub = session.subscription;
   const trialEnd = Math.floor(Date.now() / 1000) + 14 * DAY;
+  const id = subscriptionOfSession(String(session.id));
   return {
     ...session,
     status: 'complete',
     payment_status: cleared ? 'no_payment_required' : 'unpaid',
     mode: 'subscription',
     subscription:
-      sub && typeof sub === 'object' ? { ...sub, status: 'trialing', trial_end: trialEnd } : (sub ?? null),
+      sub && typeof sub === 'object'
+        ? { ...sub, id, status: 'trialing', trial_end: trialEnd }
+        : (sub ?? null),
   };
 }
 
@@ -53,6 +63,17 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
   const paidSessions = new Map<string, boolean>();
   const retrieved = new Map<string, number>();
   const requests: string[] = [];
+  const subscriptions = new Map<string, { status: string; trial_end?: number | null } | 'broken'>();
+
+  /** A retrieve of a subscription the test set: stripe-mock's fixture with the test's state. */
+  function subscriptionAnswer(id: string, text: string) {
+    retrieved.set(id, (retrieved.get(id) ?? 0) + 1);
+    const set = subscriptions.get(id);
+    if (set === 'broken')
+      return { status: 500, type: 'application/json', text: '{"error":{"type":"api_error"}}' };
+    const shown = set ? { ...(JSON.parse(text) as object), id, ...set } : JSON.parse(text);
+    return { status: 200, type: 'application/json', text: JSON.stringify(shown) };
+  }
 
   async function relay(req: IncomingMessage): Promise<{ status: number; type: string; text: string }> {
     const body = await bodyOf(req);
@@ -64,6 +85,9 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
     });
     const text = await upstream.text();
     const type = upstream.headers.get('content-type') ?? 'application/json';
+    const subscription = /^\/v1\/subscriptions\/(sub_[^/?]+)/.exec(req.url ?? '')?.[1];
+    if (req.method === 'GET' && subscription && upstream.ok && subscriptions.has(subscription))
+      return subscriptionAnswer(subscription, text);
     const id = /^\/v1\/checkout\/sessions\/(cs_[^/?]+)/.exec(req.url ?? '')?.[1];
     if (req.method !== 'GET' || !id) return { status: upstream.status, type, text };
     retrieved.set(id, (retrieved.get(id) ?? 0) + 1);
@@ -91,6 +115,8 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
     url: `http://127.0.0.1:${port}`,
     pay: (id) => paidSessions.set(id, true),
     payLater: (id) => paidSessions.set(id, false),
+    setSubscription: (id, fields) => subscriptions.set(id, fields),
+    breakSubscription: (id) => subscriptions.set(id, 'broken'),
     retrieved,
     requests,
     close: () =>

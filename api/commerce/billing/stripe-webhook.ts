@@ -1,10 +1,12 @@
 // Stripe's webhook: a signed `checkout.session.completed` finishes the Colony checkout through the same
-// path as the owner's return, so an owner who pays and closes the tab is still subscribed.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// path as the owner's return, so an owner who pays and closes the tab is still subscribed; the
+// subscription events keep the account's subscription in step (subscription-events.ts).
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Stripe from 'stripe';
 import { installProblemHandlers, sendProblem } from '../../shared/problem-handlers.ts';
 import type { CommerceOptions } from '../commerce-services.ts';
 import { type FinishOutcome, finishCheckout } from './finish-checkout.ts';
+import { type SyncOutcome, subscriptionEventOf, syncSubscription } from './subscription-events.ts';
 
 export const STRIPE_WEBHOOK_PATH = '/billing/webhooks/stripe';
 
@@ -72,6 +74,32 @@ export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions)
     }
   }
 
+  async function subscriptionEvent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    subscriptionRef: string,
+    log: FastifyBaseLogger,
+  ) {
+    let outcome: SyncOutcome;
+    try {
+      outcome = await syncSubscription({
+        subscriptions: storage.subscriptions,
+        processor,
+        subscriptionRef,
+        now,
+      });
+    } catch (err) {
+      log.error(
+        { err, subscriptionRef },
+        'Stripe webhook could not read a subscription; Stripe will redeliver',
+      );
+      const detail = 'The subscription could not be read now (Stripe or the database is unreachable); retry.';
+      return sendProblem(reply, request, base, 'service_unavailable', detail);
+    }
+    log.info({ subscriptionRef, outcome }, 'Stripe subscription event');
+    return reply.code(200).send({ received: true, outcome });
+  }
+
   app.post('/stripe', hidden, async (request, reply) => {
     if (!secret) {
       return sendProblem(
@@ -86,6 +114,8 @@ export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions)
     if (!event) return reply;
     const reference = finishedCheckoutOf(event);
     const log = request.log.child({ stripeEvent: event.id, stripeEventType: event.type });
+    const subscriptionRef = subscriptionEventOf(event);
+    if (subscriptionRef) return subscriptionEvent(request, reply, subscriptionRef, log);
     if (!reference) return reply.code(200).send({ received: true });
     const handoff = await storage.billingHandoffs.get(reference);
     if (handoff?.processor !== 'stripe') {

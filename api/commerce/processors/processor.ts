@@ -2,7 +2,7 @@
 // an account, then confirm what the owner did there. Processors collect the billing address and
 // payment details and assess tax; Colony never sees a card number.
 import type { PricedLine } from '../checkout-pricing.ts';
-import type { SubscriptionRecord } from '../subscriptions-repo.ts';
+import type { SubscriptionRecord, SubscriptionStatus } from '../subscriptions-repo.ts';
 
 export interface ProcessorCheckout {
   sessionId: string;
@@ -50,6 +50,13 @@ export interface PaymentProcessor {
    * progress continues. Repeating it for the same session changes nothing more.
    */
   changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription>;
+  /** The subscription as the processor holds it now; undefined when it keeps none (the test one). */
+  subscriptionState(subscriptionRef: string): Promise<SubscriptionState | undefined>;
+}
+
+export interface SubscriptionState {
+  status: SubscriptionStatus;
+  trialEnd: number | null;
 }
 
 export interface SubscriptionChange {

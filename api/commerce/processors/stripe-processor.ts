@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import type { PricedLine } from '../checkout-pricing.ts';
+import { type SubscriptionStatus, subscriptionStatuses } from '../subscriptions-repo.ts';
 import {
   type ChangedSubscription,
   type ConfirmedCheckout,
@@ -12,6 +13,7 @@ import {
   REFERENCE_PLACEHOLDER,
   type StartedCheckout,
   type SubscriptionChange,
+  type SubscriptionState,
 } from './processor.ts';
 
 export interface StripeProcessorOptions {
@@ -61,6 +63,16 @@ const STRIPE_MAX_EXPIRY_MS = 24 * 60 * 60_000 - 60_000;
 export function stripeExpiry(c: Pick<ProcessorCheckout, 'expiresAt' | 'now'>): number {
   const at = Math.min(Math.max(c.expiresAt, c.now + STRIPE_MIN_EXPIRY_MS), c.now + STRIPE_MAX_EXPIRY_MS);
   return Math.floor(at / 1000);
+}
+
+/** Stripe's subscription states as Colony records them: an expired first payment is an end. */
+export function colonyStatus(status: Stripe.Subscription.Status): SubscriptionStatus {
+  if (status === 'incomplete_expired') return 'canceled';
+  if (status === 'incomplete') return 'past_due';
+  // A state a newer API version adds is not one Colony can vouch for as paid.
+  return (subscriptionStatuses as readonly string[]).includes(status)
+    ? (status as SubscriptionStatus)
+    : 'past_due';
 }
 
 /** Stripe replaces this in success_url with the Checkout Session id. */
@@ -160,6 +172,11 @@ export class StripeProcessor implements PaymentProcessor {
       subscriptionStatus: updated.status === 'trialing' ? 'trialing' : 'active',
       trialEnd: updated.trial_end ? updated.trial_end * 1000 : null,
     };
+  }
+
+  async subscriptionState(subscriptionRef: string): Promise<SubscriptionState> {
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
+    return { status: colonyStatus(sub.status), trialEnd: sub.trial_end ? sub.trial_end * 1000 : null };
   }
 
   /**

@@ -81,6 +81,11 @@ export class TestProcessor implements PaymentProcessor {
     };
   }
 
+  /** Colony's own record is the only one: there is nothing remote to read. */
+  async subscriptionState(_subscriptionRef: string): Promise<undefined> {
+    return undefined;
+  }
+
   /** The test processor never charges, so there is nothing to stop. */
   async cancelSubscription(_subscriptionRef: string): Promise<void> {}
 
