@@ -85,16 +85,20 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
     });
     const text = await upstream.text();
     const type = upstream.headers.get('content-type') ?? 'application/json';
-    const subscription = /^\/v1\/subscriptions\/(sub_[^/?]+)/.exec(req.url ?? '')?.[1];
-    if (req.method === 'GET' && subscription && upstream.ok && subscriptions.has(subscription))
-      return subscriptionAnswer(subscription, text);
-    const id = /^\/v1\/checkout\/sessions\/(cs_[^/?]+)/.exec(req.url ?? '')?.[1];
-    if (req.method !== 'GET' || !id) return { status: upstream.status, type, text };
+    if (req.method !== 'GET' || !upstream.ok) return { status: upstream.status, type, text };
+    return retrievedAnswer(req.url ?? '', text) ?? { status: upstream.status, type, text };
+  }
+
+  /** What a retrieve the test changed shows: a paid Checkout Session, or a subscription's set state. */
+  function retrievedAnswer(url: string, text: string) {
+    const subscription = /^\/v1\/subscriptions\/(sub_[^/?]+)/.exec(url)?.[1];
+    if (subscription && subscriptions.has(subscription)) return subscriptionAnswer(subscription, text);
+    const id = /^\/v1\/checkout\/sessions\/(cs_[^/?]+)/.exec(url)?.[1];
+    if (!id) return undefined;
     retrieved.set(id, (retrieved.get(id) ?? 0) + 1);
     const cleared = paidSessions.get(id);
-    const shown =
-      upstream.ok && cleared !== undefined ? JSON.stringify(paid(JSON.parse(text), cleared)) : text;
-    return { status: upstream.status, type, text: shown };
+    if (cleared === undefined) return undefined;
+    return { status: 200, type: 'application/json', text: JSON.stringify(paid(JSON.parse(text), cleared)) };
   }
 
   const server = createServer((req, res) => {
