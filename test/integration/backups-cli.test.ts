@@ -78,13 +78,13 @@ describe('colony backups', () => {
     expect(r.out.slice(2)).toEqual(['  resources  completed']);
   });
 
-  it('exits 1 naming the scope a key lacks, and 64 on a usage error', async () => {
+  it('exits 3 naming the scope a key lacks, and 2 on a usage error', async () => {
     const denied = await colony(keys.reader as string, 'backups', 'create', '--office', office.id);
-    expect(denied.code).toBe(1);
+    expect(denied.code).toBe(3);
     expect(denied.err.join('\n')).toContain(
       '403 insufficient_scope: This operation needs the scope backups:write.',
     );
-    expect((await colony(keys.admin as string, 'backups', 'create')).code).toBe(64);
-    expect((await colony(keys.admin as string, 'backups', 'restore')).code).toBe(64);
+    expect((await colony(keys.admin as string, 'backups', 'create')).code).toBe(2);
+    expect((await colony(keys.admin as string, 'backups', 'restore')).code).toBe(2);
   });
 });

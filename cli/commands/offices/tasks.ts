@@ -1,0 +1,51 @@
+// `colony offices tasks list|create|show|update --office <office>`: an office's task queue.
+import { clientFor } from '../../client-from-env.ts';
+import { printList, printRecord } from '../../output.ts';
+import type { OfficeTask } from '../../sdk/client.ts';
+import type { Handler } from '../../spec.ts';
+
+const taskLines = (t: OfficeTask) => [`${t.id} ${t.status}  ${t.title}`, '', t.prompt];
+
+export const list: Handler = async (ctx) => {
+  const office = String(ctx.flags.office);
+  const status = typeof ctx.flags.status === 'string' ? ctx.flags.status : undefined;
+  const { tasks } = await clientFor(ctx).listTasks(office, status ? { status } : {});
+  printList<OfficeTask>(
+    ctx,
+    tasks,
+    [
+      { header: 'id', cell: (t) => t.id },
+      { header: 'status', cell: (t) => t.status },
+      { header: 'created', cell: (t) => t.createdAt },
+      { header: 'title', cell: (t) => t.title },
+    ],
+    `No tasks${status ? ` ${status}` : ''} in ${office}. Add one with \`colony offices tasks create --office ${office}\`.`,
+  );
+  return 0;
+};
+
+export const create: Handler = async (ctx) => {
+  const { office, title, prompt } = ctx.flags;
+  const task = await clientFor(ctx).createTask(String(office), {
+    title: String(title),
+    prompt: String(prompt),
+  });
+  printRecord(ctx, task, () => [`${task.id} ${task.status}`]);
+  return 0;
+};
+
+export const show: Handler = async (ctx) => {
+  const task = await clientFor(ctx).getTask(String(ctx.flags.office), ctx.args[0] as string);
+  printRecord(ctx, task, () => taskLines(task));
+  return 0;
+};
+
+export const update: Handler = async (ctx) => {
+  const task = await clientFor(ctx).updateTask(
+    String(ctx.flags.office),
+    ctx.args[0] as string,
+    String(ctx.flags.status),
+  );
+  printRecord(ctx, task, () => [`${task.id} ${task.status}`]);
+  return 0;
+};
