@@ -167,7 +167,10 @@ export interface Snapshot {
   parts: Record<'resources' | 'database' | 'volumes', PartReport>;
   error: string | null;
   createdAt: string;
+  startedAt: string | null;
   completedAt: string | null;
+  deletedAt: string | null;
+  links: { self: string; restore: string };
 }
 
 export interface SnapshotRestore {
@@ -177,6 +180,9 @@ export interface SnapshotRestore {
   status: 'pending' | 'running' | 'completed' | 'failed';
   report: Partial<Record<'resources' | 'database' | 'volumes', PartReport>>;
   error: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  links: { self: string; snapshot: string };
 }
 
 /** The OpenAPI component each SDK type stands for, and its fields. */
@@ -270,7 +276,10 @@ export const sdkShapes = {
     parts: 'required',
     error: 'required',
     createdAt: 'required',
+    startedAt: 'required',
     completedAt: 'required',
+    deletedAt: 'required',
+    links: 'required',
   } satisfies Fields<Snapshot>,
   SnapshotRestore: {
     id: 'required',
@@ -279,6 +288,9 @@ export const sdkShapes = {
     status: 'required',
     report: 'required',
     error: 'required',
+    createdAt: 'required',
+    completedAt: 'required',
+    links: 'required',
   } satisfies Fields<SnapshotRestore>,
   IntegrationDefinition: {
     id: 'required',
