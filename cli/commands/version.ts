@@ -1,7 +1,7 @@
 // `colony version` (and `colony --version`): the CLI's version and the server's, from its agent card;
 // a server that does not answer is reported, not fatal.
 import { readFileSync } from 'node:fs';
-import { loginTarget } from '../client-from-env.ts';
+import { endpointFor } from '../client-from-env.ts';
 import { printRecord } from '../output.ts';
 import type { Handler } from '../spec.ts';
 
@@ -26,7 +26,7 @@ export async function serverVersion(endpoint: string): Promise<{ version: string
 }
 
 export const run: Handler = async (ctx) => {
-  const { endpoint } = loginTarget(ctx.io.env, ctx.endpoint);
+  const endpoint = await endpointFor(ctx.io.env, ctx.endpoint);
   const server = await serverVersion(endpoint);
   const cli = cliVersion();
   printRecord(ctx, { cli, server: server.version, endpoint }, () => [

@@ -24,7 +24,7 @@ const who = (me: Me | undefined) =>
 export const run: Handler = async (ctx) => {
   const { io } = ctx;
   const scope = typeof ctx.flags.scope === 'string' ? ctx.flags.scope : undefined;
-  const { endpoint, store } = loginTarget(io.env, ctx.endpoint);
+  const { endpoint, store } = await loginTarget(io.env, ctx.endpoint);
   if (scope && !scope.split(/\s+/).includes('offline_access'))
     io.err('note: without offline_access there is no refresh token; the login ends with its access token');
   const session = await deviceLogin({

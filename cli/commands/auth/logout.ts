@@ -8,7 +8,7 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const { io } = ctx;
-  const { endpoint, store } = loginTarget(io.env, ctx.endpoint);
+  const { endpoint, store } = await loginTarget(io.env, ctx.endpoint);
   const stored = store.get(endpoint);
   if (!stored) {
     io.err(`colony: not logged in to ${endpoint}`);

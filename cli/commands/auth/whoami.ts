@@ -19,7 +19,8 @@ export function describeMe(me: Me): string[] {
 }
 
 export const run: Handler = async (ctx) => {
-  const me = await clientFor(ctx).me();
+  const client = await clientFor(ctx);
+  const me = await client.me();
   printRecord(ctx, me, () => describeMe(me));
   return 0;
 };

@@ -11,7 +11,7 @@ const running = new Set(['pending', 'running']);
 export const run: Handler = async (ctx) => {
   const { office, description } = ctx.flags;
   const key = ctx.flags['idempotency-key'];
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const started = await client.createSnapshot(String(office), {
     description: typeof description === 'string' ? description : undefined,
     idempotencyKey: typeof key === 'string' ? key : undefined,

@@ -5,7 +5,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const id = ctx.args[0] as string;
-  await clientFor(ctx).deleteSnapshot(id);
+  const client = await clientFor(ctx);
+  await client.deleteSnapshot(id);
   printRecord(ctx, { id, deleted: true }, () => [`Deleted ${id}`]);
   return 0;
 };

@@ -6,7 +6,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const { office, status, limit } = ctx.flags;
-  const { data } = await clientFor(ctx).listSnapshots({
+  const client = await clientFor(ctx);
+  const { data } = await client.listSnapshots({
     ...(typeof office === 'string' ? { office } : {}),
     ...(typeof status === 'string' ? { status } : {}),
     ...(typeof limit === 'number' ? { limit } : {}),

@@ -17,7 +17,7 @@ export const run: Handler = async (ctx) => {
   const id = ctx.args[0] as string;
   const { parts } = ctx.flags;
   const key = ctx.flags['idempotency-key'];
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const started = await client.restoreSnapshot(id, {
     parts: typeof parts === 'string' ? parts.split(',').map((p) => p.trim()) : undefined,
     idempotencyKey: typeof key === 'string' ? key : undefined,

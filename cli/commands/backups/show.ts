@@ -12,7 +12,8 @@ export const snapshotLines = (s: Snapshot): string[] => [
 ];
 
 export const run: Handler = async (ctx) => {
-  const snapshot = await clientFor(ctx).getSnapshot(ctx.args[0] as string);
+  const client = await clientFor(ctx);
+  const snapshot = await client.getSnapshot(ctx.args[0] as string);
   printRecord(ctx, snapshot, () => snapshotLines(snapshot));
   return 0;
 };

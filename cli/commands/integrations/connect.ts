@@ -6,7 +6,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const { office, instance } = ctx.flags;
-  const link = await clientFor(ctx).connectUrl(
+  const client = await clientFor(ctx);
+  const link = await client.connectUrl(
     String(office),
     ctx.args[0] as string,
     typeof instance === 'string' ? instance : undefined,

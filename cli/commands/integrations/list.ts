@@ -6,7 +6,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const { q, category } = ctx.flags;
-  const { integrations } = await clientFor(ctx).listIntegrations({
+  const client = await clientFor(ctx);
+  const { integrations } = await client.listIntegrations({
     ...(typeof q === 'string' ? { q } : {}),
     ...(typeof category === 'string' ? { category } : {}),
   });

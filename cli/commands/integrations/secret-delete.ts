@@ -8,7 +8,8 @@ export const run: Handler = async (ctx) => {
   const id = ctx.args[0] as string;
   const office = String(ctx.flags.office);
   const instance = typeof ctx.flags.instance === 'string' ? ctx.flags.instance : undefined;
-  await clientFor(ctx).deleteSecret(office, id, instance);
+  const client = await clientFor(ctx);
+  await client.deleteSecret(office, id, instance);
   printRecord(ctx, { office, integrationId: id, deleted: true }, () => [`Deleted ${id} from ${office}`]);
   return 0;
 };

@@ -28,7 +28,8 @@ export const run: Handler = async (ctx) => {
   const office = String(ctx.flags.office);
   const data = readEnvFile(resolve(ctx.io.cwd, String(ctx.flags['from-env-file'])));
   const secretName = typeof ctx.flags['secret-name'] === 'string' ? ctx.flags['secret-name'] : undefined;
-  const saved = await clientFor(ctx).saveSecret(office, id, data, secretName);
+  const client = await clientFor(ctx);
+  const saved = await client.saveSecret(office, id, data, secretName);
   printRecord(ctx, saved, () => [
     `Saved ${saved.savedKeys.join(', ')} for ${id} in ${office} (${saved.registration.Status})`,
   ]);

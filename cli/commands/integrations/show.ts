@@ -19,7 +19,8 @@ export function describeIntegration(d: IntegrationDefinition): string[] {
 }
 
 export const run: Handler = async (ctx) => {
-  const d = await clientFor(ctx).getIntegration(ctx.args[0] as string);
+  const client = await clientFor(ctx);
+  const d = await client.getIntegration(ctx.args[0] as string);
   printRecord(ctx, d, () => describeIntegration(d));
   return 0;
 };

@@ -7,7 +7,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const office = String(ctx.flags.office);
-  const { integrations } = await clientFor(ctx).officeIntegrations(office);
+  const client = await clientFor(ctx);
+  const { integrations } = await client.officeIntegrations(office);
   printList<OfficeIntegration>(
     ctx,
     integrations,

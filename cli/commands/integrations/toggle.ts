@@ -40,7 +40,7 @@ async function toggle(ctx: CommandContext, enabled: boolean): Promise<number> {
   const id = ctx.args[0] as string;
   const office = String(ctx.flags.office);
   const agent = String(ctx.flags.agent);
-  const client = clientFor(ctx);
+  const client = await clientFor(ctx);
   const secretName = await secretNameOf(client, ctx, office, id);
   const result = await client.toggleAgent(office, id, agent, { enabled, secretName });
   if (!(enabled && ctx.flags.wait)) {

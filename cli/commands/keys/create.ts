@@ -20,7 +20,8 @@ export function createKeyInput(flags: FlagValues): CreateApiKeyInput {
 }
 
 export const run: Handler = async (ctx) => {
-  const created = await clientFor(ctx).createKey(createKeyInput(ctx.flags));
+  const client = await clientFor(ctx);
+  const created = await client.createKey(createKeyInput(ctx.flags));
   ctx.io.err(
     `Created ${created.id} (${created.name}; scopes ${created.scopes.join(' ')}; ` +
       `offices ${created.offices?.join(' ') ?? 'all of yours'}; expires ${created.expiresAt ?? 'never'}).`,

@@ -15,7 +15,8 @@ export const keyColumns: Column<ApiKey>[] = [
 ];
 
 export const run: Handler = async (ctx) => {
-  const { keys } = await clientFor(ctx).listKeys();
+  const client = await clientFor(ctx);
+  const { keys } = await client.listKeys();
   printList(ctx, keys, keyColumns, 'no API keys; create one with `colony keys create --name <name>`');
   return 0;
 };

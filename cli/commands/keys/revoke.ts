@@ -5,7 +5,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const id = ctx.args[0] as string;
-  await clientFor(ctx).revokeKey(id);
+  const client = await clientFor(ctx);
+  await client.revokeKey(id);
   printRecord(ctx, { id, revoked: true }, () => [`Revoked ${id}`]);
   return 0;
 };

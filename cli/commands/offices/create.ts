@@ -4,7 +4,8 @@ import { printRecord } from '../../output.ts';
 import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
-  const office = await clientFor(ctx).createOffice(ctx.args[0] as string);
+  const client = await clientFor(ctx);
+  const office = await client.createOffice(ctx.args[0] as string);
   printRecord(ctx, office, () => [`Office ${office.officeId} (namespace ${office.namespace})`]);
   return 0;
 };

@@ -5,7 +5,8 @@ import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
   const officeId = ctx.args[0] as string;
-  await clientFor(ctx).deleteOffice(officeId);
+  const client = await clientFor(ctx);
+  await client.deleteOffice(officeId);
   printRecord(ctx, { officeId, deleted: true }, () => [`Deleted office ${officeId}`]);
   return 0;
 };

@@ -17,7 +17,8 @@ export function officeRows(me: Me): OfficeRow[] {
 }
 
 export const run: Handler = async (ctx) => {
-  const me = await clientFor(ctx).me();
+  const client = await clientFor(ctx);
+  const me = await client.me();
   const empty =
     me.offices === '*' && !me.account
       ? 'This credential may act on every office; the API does not list them.'

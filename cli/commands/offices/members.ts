@@ -5,7 +5,8 @@ import type { OfficeMember } from '../../sdk/client.ts';
 import type { Handler } from '../../spec.ts';
 
 export const list: Handler = async (ctx) => {
-  const { members } = await clientFor(ctx).listMembers(String(ctx.flags.office));
+  const client = await clientFor(ctx);
+  const { members } = await client.listMembers(String(ctx.flags.office));
   printList<OfficeMember>(
     ctx,
     members,
@@ -22,7 +23,8 @@ export const list: Handler = async (ctx) => {
 
 export const add: Handler = async (ctx) => {
   const { office, email, role } = ctx.flags;
-  const member = await clientFor(ctx).putMember(String(office), {
+  const client = await clientFor(ctx);
+  const member = await client.putMember(String(office), {
     email: String(email),
     ...(typeof role === 'string' ? { role } : {}),
   });
@@ -33,7 +35,8 @@ export const add: Handler = async (ctx) => {
 export const remove: Handler = async (ctx) => {
   const office = String(ctx.flags.office);
   const accountId = ctx.args[0] as string;
-  await clientFor(ctx).removeMember(office, accountId);
+  const client = await clientFor(ctx);
+  await client.removeMember(office, accountId);
   printRecord(ctx, { officeId: office, accountId, removed: true }, () => [
     `Removed ${accountId} from ${office}`,
   ]);

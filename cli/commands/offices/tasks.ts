@@ -9,7 +9,8 @@ const taskLines = (t: OfficeTask) => [`${t.id} ${t.status}  ${t.title}`, '', t.p
 export const list: Handler = async (ctx) => {
   const office = String(ctx.flags.office);
   const status = typeof ctx.flags.status === 'string' ? ctx.flags.status : undefined;
-  const { tasks } = await clientFor(ctx).listTasks(office, status ? { status } : {});
+  const client = await clientFor(ctx);
+  const { tasks } = await client.listTasks(office, status ? { status } : {});
   printList<OfficeTask>(
     ctx,
     tasks,
@@ -26,7 +27,8 @@ export const list: Handler = async (ctx) => {
 
 export const create: Handler = async (ctx) => {
   const { office, title, prompt } = ctx.flags;
-  const task = await clientFor(ctx).createTask(String(office), {
+  const client = await clientFor(ctx);
+  const task = await client.createTask(String(office), {
     title: String(title),
     prompt: String(prompt),
   });
@@ -35,13 +37,15 @@ export const create: Handler = async (ctx) => {
 };
 
 export const show: Handler = async (ctx) => {
-  const task = await clientFor(ctx).getTask(String(ctx.flags.office), ctx.args[0] as string);
+  const client = await clientFor(ctx);
+  const task = await client.getTask(String(ctx.flags.office), ctx.args[0] as string);
   printRecord(ctx, task, () => taskLines(task));
   return 0;
 };
 
 export const update: Handler = async (ctx) => {
-  const task = await clientFor(ctx).updateTask(
+  const client = await clientFor(ctx);
+  const task = await client.updateTask(
     String(ctx.flags.office),
     ctx.args[0] as string,
     String(ctx.flags.status),
