@@ -75,6 +75,8 @@ export interface FollowOptions<T> {
   interrupted: { message: string; hint: string };
   intervalMs?: number;
   timeoutMs?: number;
+  /** How to wait between reads (tests pass their own). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Polls until `settled`; the server's Retry-After wins over the default interval. */
@@ -88,7 +90,7 @@ export async function follow<T>(opts: FollowOptions<T>): Promise<T> {
       line.update(opts.describe(value));
       if (Date.now() > deadline) throw new Error(`${opts.describe(value)} after waiting; still not finished`);
       const waitMs = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : (opts.intervalMs ?? 1000);
-      await pause(Math.max(100, waitMs), opts.io.signal);
+      await (opts.sleep ?? pause)(Math.max(100, waitMs), opts.io.signal);
     }
   } catch (err) {
     if (opts.io.signal?.aborted) throw new WaitInterrupted(opts.interrupted.message, opts.interrupted.hint);
