@@ -34,9 +34,12 @@ function bash(t: CommandTable): string {
   return [
     header('bash'),
     '_colony() {',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" path="" words i',
     '  for ((i = 1; i < COMP_CWORD; i++)); do',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '    case "${COMP_WORDS[i]}" in -*) break ;; esac',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '    path="${path:+$path }${COMP_WORDS[i]}"',
     '  done',
     '  case "$path" in',
@@ -79,7 +82,9 @@ function zsh(t: CommandTable): string {
     '_colony() {',
     '  local -a words_before items',
     '  local w',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '  for w in ${words[2,CURRENT-1]}; do [[ $w == -* ]] && break; words_before+=("$w"); done',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '  case "${(j: :)words_before}" in',
     `    "") items=(${root.join(' ')}) ;;`,
     ...cases,

@@ -52,6 +52,7 @@ export const authCommands: CommandSpec[] = [
     flags: {},
     examples: [
       'source <(colony completion bash)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh parameter expansion, not a template
       'colony completion zsh > "${fpath[1]}/_colony"',
       'colony completion fish > ~/.config/fish/completions/colony.fish',
     ],
