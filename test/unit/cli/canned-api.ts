@@ -36,6 +36,15 @@ const snapshot = {
   completedAt: at,
 };
 
+const restore = {
+  id: 'rst_1',
+  snapshotId: snapshot.id,
+  office: 'acme',
+  status: 'completed',
+  report: parts,
+  error: null,
+};
+
 /** The answer of each operation; undefined means 204 No Content. */
 export const cannedAnswers: Record<OperationId, unknown> = {
   getMe: {
@@ -131,22 +140,8 @@ export const cannedAnswers: Record<OperationId, unknown> = {
   createSnapshot: snapshot,
   getSnapshot: snapshot,
   deleteSnapshot: undefined,
-  restoreSnapshot: {
-    id: 'rst_1',
-    snapshotId: snapshot.id,
-    office: 'acme',
-    status: 'completed',
-    report: parts,
-    error: null,
-  },
-  getSnapshotRestore: {
-    id: 'rst_1',
-    snapshotId: snapshot.id,
-    office: 'acme',
-    status: 'completed',
-    report: parts,
-    error: null,
-  },
+  restoreSnapshot: restore,
+  getSnapshotRestore: restore,
 };
 
 const patterns = Object.entries(operations).map(([id, op]) => ({
