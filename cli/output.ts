@@ -39,6 +39,11 @@ export function printList<T>(
   else for (const line of renderTable(rows, columns, ctx.io.tty === true)) ctx.io.out(line);
 }
 
+/** After a page of a longer list: how to ask for the next one (stderr, so JSON on stdout stays whole). */
+export function printMore(ctx: CommandContext, nextCursor: string | null): void {
+  if (nextCursor) ctx.io.err(`More: repeat with --cursor ${nextCursor}`);
+}
+
 /** One object: JSON with --json, else the lines given. */
 export function printRecord(ctx: CommandContext, value: unknown, lines: () => readonly string[]): void {
   if (ctx.json) printJson(ctx.io, value);

@@ -33,10 +33,17 @@ export function parseCommandLine(argv: readonly string[]): ParsedLine {
   }
   const rest = argv.slice(i);
   if (rest.every(isHelp)) return { kind: 'group', path };
-  if (path.length === 0)
-    throw new UsageError(`unknown flag ${rest[0]}: the command comes first (colony <command> [flags])`);
+  if (path.length === 0) throw flagBeforeCommand(rest[0] as string);
   const names = childrenOf(path).map((c) => c.name);
   throw new UsageError(`"colony ${path.join(' ')}" needs a command: ${names.join(', ')}`, path);
+}
+
+function flagBeforeCommand(flag: string): UsageError {
+  const name = flag.replace(/^-+/, '').split('=')[0] as string;
+  if (Object.hasOwn(globalFlags, name))
+    return new UsageError(`${flag} goes after the command: colony <command> ${flag}`);
+  const known = [...Object.keys(globalFlags).map((f) => `--${f}`), '--version'];
+  return new UsageError(`unknown flag ${flag} before the command${didYouMean(flag, known)}`);
 }
 
 /** Every flag a command takes: its own and the global ones. */

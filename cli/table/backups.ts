@@ -1,6 +1,6 @@
 // `colony backups …`: office snapshots, their restores and the daily schedule.
 import type { CommandSpec, GroupSpec } from '../spec.ts';
-import { idempotencyFlag, officeFlag, waitFlag } from './shared-flags.ts';
+import { cursorFlag, idempotencyFlag, officeFlag, waitFlag } from './shared-flags.ts';
 
 export const backupsGroup: GroupSpec = {
   path: ['backups'],
@@ -23,6 +23,7 @@ export const backupsCommands: CommandSpec[] = [
         description: 'Only snapshots in this status',
       },
       limit: { type: 'integer', value: '<n>', min: 1, max: 100, description: 'At most this many (1-100)' },
+      cursor: cursorFlag,
     },
     examples: ['colony backups list --office acme', 'colony backups list --status failed --json'],
     auth: 'any',

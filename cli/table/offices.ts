@@ -1,6 +1,6 @@
 // `colony offices …`: the office-manager API: offices, their members and their task queues.
 import type { CommandSpec, GroupSpec } from '../spec.ts';
-import { officeFlag } from './shared-flags.ts';
+import { cursorFlag, officeFlag } from './shared-flags.ts';
 
 export const officesGroups: GroupSpec[] = [
   { path: ['offices'], summary: 'Create, list and delete offices; manage members and tasks' },
@@ -83,6 +83,7 @@ export const officesCommands: CommandSpec[] = [
     flags: {
       office: officeFlag,
       status: { type: 'string', value: '<status>', choices: taskStatuses, description: 'Only this status' },
+      cursor: cursorFlag,
     },
     examples: ['colony offices tasks list --office acme --status open'],
     auth: 'any',

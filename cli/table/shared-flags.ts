@@ -25,6 +25,12 @@ export const instanceFlag: FlagSpec = {
   description: 'The instance of a multi-instance integration',
 };
 
+export const cursorFlag: FlagSpec = {
+  type: 'string',
+  value: '<cursor>',
+  description: 'The next page: the cursor a previous page ended with',
+};
+
 /** Flags every command takes; the parser adds them to each command's own. */
 export const globalFlags: Readonly<Record<string, FlagSpec>> = {
   endpoint: {

@@ -1,16 +1,17 @@
 // `colony backups list`: snapshots, newest first.
 import { clientFor } from '../../client-from-env.ts';
-import { printList } from '../../output.ts';
+import { printList, printMore } from '../../output.ts';
 import type { Snapshot } from '../../sdk/client.ts';
 import type { Handler } from '../../spec.ts';
 
 export const run: Handler = async (ctx) => {
-  const { office, status, limit } = ctx.flags;
+  const { office, status, limit, cursor } = ctx.flags;
   const client = await clientFor(ctx);
-  const { data } = await client.listSnapshots({
+  const { data, nextCursor } = await client.listSnapshots({
     ...(typeof office === 'string' ? { office } : {}),
     ...(typeof status === 'string' ? { status } : {}),
     ...(typeof limit === 'number' ? { limit } : {}),
+    ...(typeof cursor === 'string' ? { cursor } : {}),
   });
   printList<Snapshot>(
     ctx,
@@ -25,5 +26,6 @@ export const run: Handler = async (ctx) => {
     ],
     `No snapshots yet. Take one with \`colony backups create --office ${typeof office === 'string' ? office : '<office>'}\`.`,
   );
+  printMore(ctx, nextCursor);
   return 0;
 };

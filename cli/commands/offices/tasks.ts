@@ -1,6 +1,6 @@
 // `colony offices tasks list|create|show|update --office <office>`: an office's task queue.
 import { clientFor } from '../../client-from-env.ts';
-import { printList, printRecord } from '../../output.ts';
+import { printList, printMore, printRecord } from '../../output.ts';
 import type { OfficeTask } from '../../sdk/client.ts';
 import type { Handler } from '../../spec.ts';
 
@@ -8,9 +8,12 @@ const taskLines = (t: OfficeTask) => [`${t.id} ${t.status}  ${t.title}`, '', t.p
 
 export const list: Handler = async (ctx) => {
   const office = String(ctx.flags.office);
-  const status = typeof ctx.flags.status === 'string' ? ctx.flags.status : undefined;
+  const { status, cursor } = ctx.flags;
   const client = await clientFor(ctx);
-  const { tasks } = await client.listTasks(office, status ? { status } : {});
+  const { tasks, nextCursor } = await client.listTasks(office, {
+    ...(typeof status === 'string' ? { status } : {}),
+    ...(typeof cursor === 'string' ? { cursor } : {}),
+  });
   printList<OfficeTask>(
     ctx,
     tasks,
@@ -20,8 +23,9 @@ export const list: Handler = async (ctx) => {
       { header: 'created', cell: (t) => t.createdAt },
       { header: 'title', cell: (t) => t.title },
     ],
-    `No tasks${status ? ` ${status}` : ''} in ${office}. Add one with \`colony offices tasks create --office ${office}\`.`,
+    `No tasks${typeof status === 'string' ? ` ${status}` : ''} in ${office}. Add one with \`colony offices tasks create --office ${office}\`.`,
   );
+  printMore(ctx, nextCursor);
   return 0;
 };
 

@@ -9,6 +9,7 @@ import { completionScript } from '../../../cli/completion-script.ts';
 import { parseEnvFile } from '../../../cli/env-file.ts';
 import { renderTable } from '../../../cli/output.ts';
 import { describeFailure } from '../../../cli/report-failure.ts';
+import { runCli } from '../../../cli/run.ts';
 import type { Me, OfficeIntegration } from '../../../cli/sdk/client.ts';
 import { ColonyApiError } from '../../../cli/sdk/client.ts';
 
@@ -146,5 +147,44 @@ describe('completion scripts', () => {
         expect(script, `${shell}: ${c.path.join(' ')}`).toContain(c.path.at(-1));
     }
     expect(completionScript('zsh', commandTable)).toMatch(/^#compdef colony/);
+  });
+});
+
+describe('the command line before a command', () => {
+  const colony = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, cwd: '/' });
+    return { code, out, err };
+  };
+
+  it('prints the command list for no arguments, -h and --help', async () => {
+    for (const argv of [[], ['-h'], ['--help']]) {
+      const r = await colony(...argv);
+      expect(r.code).toBe(0);
+      expect(r.out.join('\n')).toMatch(
+        /^colony: run and operate Colony[\s\S]*\n {2}backups +Snapshot offices/,
+      );
+    }
+  });
+
+  it('says where a global flag goes, and suggests one that is misspelt', async () => {
+    expect((await colony('--json', 'whoami')).err[0]).toBe(
+      'colony: --json goes after the command: colony <command> --json',
+    );
+    expect(await colony('--jsn', 'whoami')).toMatchObject({
+      code: 2,
+      err: [
+        'colony: unknown flag --jsn before the command; did you mean --json?',
+        'hint: run `colony --help` for usage',
+      ],
+    });
+  });
+
+  it('--version prints the CLI version, and the server’s as unknown when it does not answer', async () => {
+    const r = await colony('--version', '--endpoint', 'http://127.0.0.1:9');
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toMatch(/^colony \d+\.\d+\.\d+$/);
+    expect(r.out[1]).toMatch(/^server unknown \(http:\/\/127\.0\.0\.1:9: /);
   });
 });
