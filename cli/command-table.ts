@@ -2,7 +2,7 @@
 // completion and docs/cli.md. Handlers are imported only when their command runs.
 import type { CommandSpec, GroupSpec } from './spec.ts';
 import { authCommands } from './table/auth.ts';
-import { backupsCommands, backupsGroup } from './table/backups.ts';
+import { backupsCommands, backupsGroups } from './table/backups.ts';
 import { integrationsCommands, integrationsGroups } from './table/integrations.ts';
 import { keysCommands, keysGroup } from './table/keys.ts';
 import { officesCommands, officesGroups } from './table/offices.ts';
@@ -20,7 +20,7 @@ export const groups: readonly GroupSpec[] = [
   keysGroup,
   ...integrationsGroups,
   ...officesGroups,
-  backupsGroup,
+  ...backupsGroups,
 ];
 
 const key = (path: readonly string[]) => path.join(' ');

@@ -185,6 +185,15 @@ export interface SnapshotRestore {
   links: { self: string; snapshot: string };
 }
 
+export interface SnapshotSchedule {
+  office: string;
+  enabled: boolean;
+  frequency: 'daily';
+  hourUtc: number;
+  retentionDays: number;
+  nextRunAt: string | null;
+}
+
 /** The OpenAPI component each SDK type stands for, and its fields. */
 export const sdkShapes = {
   Account: {
@@ -292,6 +301,14 @@ export const sdkShapes = {
     completedAt: 'required',
     links: 'required',
   } satisfies Fields<SnapshotRestore>,
+  SnapshotSchedule: {
+    office: 'required',
+    enabled: 'required',
+    frequency: 'required',
+    hourUtc: 'required',
+    retentionDays: 'required',
+    nextRunAt: 'required',
+  } satisfies Fields<SnapshotSchedule>,
   IntegrationDefinition: {
     id: 'required',
     name: 'required',

@@ -16,6 +16,7 @@ import type {
   SavedIntegration,
   Snapshot,
   SnapshotRestore,
+  SnapshotSchedule,
 } from './api-types.ts';
 import { type OperationId, operationPath, operations } from './operations.ts';
 
@@ -37,6 +38,7 @@ export type {
   SavedIntegration,
   Snapshot,
   SnapshotRestore,
+  SnapshotSchedule,
 } from './api-types.ts';
 /** Where the SDK client gets its bearer token when it has no API key. */
 export interface BearerSource {
@@ -361,5 +363,17 @@ export class ColonyClient {
 
   restorePolled(snapshotId: string, restoreId: string): Promise<Polled<SnapshotRestore>> {
     return this.exchange('getSnapshotRestore', { params: { id: snapshotId, restoreId } });
+  }
+
+  /** An office's daily snapshot schedule and retention. */
+  getSchedule(officeID: string): Promise<SnapshotSchedule> {
+    return this.call('getSnapshotSchedule', { params: { officeID } });
+  }
+
+  putSchedule(
+    officeID: string,
+    body: { enabled: boolean; hourUtc: number; retentionDays: number },
+  ): Promise<SnapshotSchedule> {
+    return this.call('putSnapshotSchedule', { params: { officeID }, body });
   }
 }

@@ -67,6 +67,16 @@ export const operations = {
     path: '/api/snapshots/{id}/restores/{restoreId}',
     answers: 'SnapshotRestore',
   },
+  getSnapshotSchedule: {
+    method: 'GET',
+    path: '/api/snapshots/schedules/{officeID}',
+    answers: 'SnapshotSchedule',
+  },
+  putSnapshotSchedule: {
+    method: 'PUT',
+    path: '/api/snapshots/schedules/{officeID}',
+    answers: 'SnapshotSchedule',
+  },
 } as const satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof operations;

@@ -2,10 +2,10 @@
 import type { CommandSpec, GroupSpec } from '../spec.ts';
 import { cursorFlag, idempotencyFlag, officeFlag, waitFlag } from './shared-flags.ts';
 
-export const backupsGroup: GroupSpec = {
-  path: ['backups'],
-  summary: 'Snapshot offices and restore them',
-};
+export const backupsGroups: GroupSpec[] = [
+  { path: ['backups'], summary: 'Snapshot offices and restore them' },
+  { path: ['backups', 'schedule'], summary: 'An office’s daily snapshot and how long snapshots are kept' },
+];
 
 const snapshotArg = { name: 'snapshot_id', required: true, description: 'The snapshot (snap_…)' };
 
@@ -77,5 +77,43 @@ export const backupsCommands: CommandSpec[] = [
     examples: ['colony backups delete snap_0123456789abcdef01234567'],
     auth: 'any',
     load: () => import('../commands/backups/delete.ts').then((m) => m.run),
+  },
+  {
+    path: ['backups', 'schedule', 'show'],
+    summary: 'Show an office’s daily snapshot schedule, its retention and the next run (backups:admin)',
+    args: [],
+    flags: { office: officeFlag },
+    examples: ['colony backups schedule show --office acme'],
+    auth: 'any',
+    load: () => import('../commands/backups/schedule.ts').then((m) => m.show),
+  },
+  {
+    path: ['backups', 'schedule', 'set'],
+    summary: 'Turn an office’s daily snapshot on (at an hour, with a retention) or off (backups:admin)',
+    args: [],
+    flags: {
+      office: officeFlag,
+      hour: {
+        type: 'integer',
+        value: '<0-23>',
+        min: 0,
+        max: 23,
+        description: 'Hour of the day, UTC (default: 3)',
+      },
+      'retention-days': {
+        type: 'integer',
+        value: '<days>',
+        min: 1,
+        max: 365,
+        description: 'Days a scheduled snapshot is kept (default: 30)',
+      },
+      off: { type: 'boolean', description: 'Turn the daily snapshot off' },
+    },
+    examples: [
+      'colony backups schedule set --office acme --hour 2 --retention-days 14',
+      'colony backups schedule set --office acme --off',
+    ],
+    auth: 'any',
+    load: () => import('../commands/backups/schedule.ts').then((m) => m.set),
   },
 ];

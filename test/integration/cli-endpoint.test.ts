@@ -124,6 +124,8 @@ function argsFor(path: string, tag: string): string[] {
     'backups create': office,
     'backups restore': [id],
     'backups delete': [id],
+    'backups schedule show': office,
+    'backups schedule set': [...office, '--off'],
   };
   return samples[path] ?? [];
 }

@@ -36,6 +36,14 @@ const snapshot = {
   completedAt: at,
 };
 
+const schedule = {
+  office: 'acme',
+  enabled: true,
+  frequency: 'daily',
+  hourUtc: 3,
+  retentionDays: 30,
+  nextRunAt: at,
+};
 const restore = {
   id: 'rst_1',
   snapshotId: snapshot.id,
@@ -140,6 +148,8 @@ export const cannedAnswers: Record<OperationId, unknown> = {
   createSnapshot: snapshot,
   getSnapshot: snapshot,
   deleteSnapshot: undefined,
+  getSnapshotSchedule: schedule,
+  putSnapshotSchedule: schedule,
   restoreSnapshot: restore,
   getSnapshotRestore: restore,
 };

@@ -133,6 +133,8 @@ const rows: Record<string, Row> = {
     json: 'object',
     noCredentials: 3,
   },
+  'backups schedule show': { argv: () => office, json: 'object', noCredentials: 3 },
+  'backups schedule set': { argv: () => [...office, '--hour', '0'], json: 'object', noCredentials: 3 },
   'backups delete': { argv: () => ['snap_0123456789abcdef01234567'], json: 'object', noCredentials: 3 },
 };
 
