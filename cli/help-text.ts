@@ -1,5 +1,5 @@
 // Pure: the help of `colony`, a group and a command, rendered from the command table.
-import { childrenOf, findGroup } from './command-table.ts';
+import { childrenOf, commands, findGroup } from './command-table.ts';
 import type { CommandSpec, FlagSpec } from './spec.ts';
 import { globalFlags } from './table/shared-flags.ts';
 
@@ -42,6 +42,14 @@ export function commandHelp(spec: CommandSpec): string[] {
   return lines;
 }
 
+/** A few examples for a group: one from each of its first four subcommands or subgroups. */
+export function groupExamples(all: readonly CommandSpec[], path: readonly string[]): string[] {
+  const under = (p: readonly string[]) => all.filter((c) => p.every((word, i) => c.path[i] === word));
+  return childrenOf(path)
+    .flatMap((child) => under([...path, child.name])[0]?.examples.slice(0, 1) ?? [])
+    .slice(0, 4);
+}
+
 export function groupHelp(path: readonly string[]): string[] {
   const children = childrenOf(path);
   const title = path.length
@@ -59,6 +67,9 @@ export function groupHelp(path: readonly string[]): string[] {
     '',
     'Global flags',
     ...indent(flagRows(path.length ? globalFlags : { ...globalFlags, version: versionFlag })),
+    '',
+    'Examples',
+    ...groupExamples(commands, path).map((e) => `  $ ${e}`),
     '',
     `Run \`${name} <command> --help\` for a command's flags and examples.`,
     ...(path.length ? [] : [exitCodes]),

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from '../../../cli/command-table.ts';
+import { childrenOf, commands, groups } from '../../../cli/command-table.ts';
 import { runCli } from '../../../cli/run.ts';
 import { type CannedApi, startCannedApi } from './canned-api.ts';
 
@@ -145,6 +145,21 @@ describe('the command table', () => {
     expect(Object.keys(rows).sort()).toEqual(table.map(([name]) => name).sort());
   });
 });
+
+describe.each([[], ...groups.map((g) => g.path)].map((p) => [p.join(' '), p] as const))(
+  'colony %s --help (a group)',
+  (_, path) => {
+    it('lists its commands and gives examples', async () => {
+      const r = await colony([...path, '--help'], {});
+      expect(r.code).toBe(0);
+      for (const child of childrenOf(path))
+        expect(r.out).toMatch(new RegExp(`\\n {2}${child.name} +${escapeRegExp(child.summary)}\\n`));
+      expect(r.out).toMatch(
+        new RegExp(`\\nExamples\\n {2}\\$ colony ${path.map((w) => `${w} `).join('')}\\S`),
+      );
+    });
+  },
+);
 
 describe.each(table)('colony %s', (name, spec) => {
   const row = rows[name] as Row;
