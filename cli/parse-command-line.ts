@@ -32,7 +32,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedLine {
     path.push(word);
   }
   const rest = argv.slice(i);
-  if (rest.every(isHelp)) return { kind: 'group', path };
+  if (rest.length === 0 || isHelp(rest[0] as string)) return { kind: 'group', path };
   if (path.length === 0) throw flagBeforeCommand(rest[0] as string);
   const names = childrenOf(path).map((c) => c.name);
   throw new UsageError(`"colony ${path.join(' ')}" needs a command: ${names.join(', ')}`, path);
