@@ -3,6 +3,12 @@
 import { runCli } from './run.ts';
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // `colony … | head`: the reader has gone; stop quietly, as a Unix tool does, instead of a stack trace.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(process.exitCode ?? 0);
+    });
   const interrupt = new AbortController();
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(130);
