@@ -1,47 +1,40 @@
-// Dispatches `colony <group> <command>` (or `colony <command>` for login, whoami, logout) to its
-// command file; usage on anything unknown.
-import type { Command, CommandIo, ParsedArgs } from './args.ts';
-import { parseArgs } from './args.ts';
-import { commands, topLevel } from './commands/index.ts';
+// `colony …`: parses the command line against the command table, prints help or imports and runs the
+// one command named, and turns any failure into stderr lines and an exit code.
+import { commandTable } from './command-table.ts';
+import { commandHelp, groupHelp } from './help-text.ts';
+import { parseCommandLine } from './parse-command-line.ts';
+import { describeFailure, failureLines } from './report-failure.ts';
+import type { CommandIo } from './spec.ts';
 
-function usage(io: CommandIo): void {
-  io.err('usage: colony <command> | colony <group> <command> [arguments]\n');
-  for (const [name, c] of Object.entries(topLevel)) io.err(`  colony ${name.padEnd(21)} ${c.summary}`);
-  for (const [group, list] of Object.entries(commands)) {
-    for (const [name, c] of Object.entries(list)) io.err(`  colony ${group} ${name.padEnd(10)} ${c.summary}`);
-  }
-}
-
-const own = <T>(table: Record<string, T>, key: string | undefined): T | undefined =>
-  key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
-
-/** The command named by the arguments; a top-level command takes what follows it as positionals. */
-export function findCommand(args: ParsedArgs): { command: Command | undefined; args: ParsedArgs } {
-  const single = own(topLevel, args.group);
-  if (single) {
-    const positionals = args.command === undefined ? args.positionals : [args.command, ...args.positionals];
-    return { command: single, args: { ...args, command: undefined, positionals } };
-  }
-  const group = own(commands, args.group);
-  return { command: group ? own(group, args.command) : undefined, args };
-}
+export type { CommandIo } from './spec.ts';
 
 export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
-  const { command, args } = findCommand(parseArgs(argv));
-  if (!command || args.flags.help) {
-    if (command && args.flags.help) {
-      io.err(`usage: ${command.usage}`);
+  try {
+    const line = parseCommandLine(argv);
+    if (line.kind === 'group') {
+      for (const text of groupHelp(line.path)) io.out(text);
       return 0;
     }
-    usage(io);
-    return args.flags.help ? 0 : 64;
-  }
-  try {
-    return await command.run(args, io);
+    if (line.help) {
+      for (const text of commandHelp(line.spec)) io.out(text);
+      return 0;
+    }
+    const handler = await line.spec.load();
+    const endpoint = typeof line.flags.endpoint === 'string' ? line.flags.endpoint : undefined;
+    const code = await handler({
+      spec: line.spec,
+      args: line.args,
+      flags: line.flags,
+      json: line.flags.json === true,
+      endpoint,
+      io,
+      table: commandTable,
+    });
+    return code ?? 0;
   } catch (err) {
-    // ColonyApiError (problem+json), AuthError, CredentialStoreError: their messages are written
-    // for people and never carry a token.
-    io.err(`colony: ${(err as Error).message}`);
-    return 1;
+    // Every error the CLI and its SDK throw is written for people and never carries a token.
+    const failure = describeFailure(err);
+    for (const text of failureLines(failure)) io.err(text);
+    return failure.code;
   }
 }

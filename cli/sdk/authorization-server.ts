@@ -1,22 +1,14 @@
 // The CLI as an OAuth client (openid-client): finds the endpoint's authorization server through its
 // RFC 9728 metadata, refreshes and revokes tokens, and turns OAuth failures into sentences.
 import * as oauth from 'openid-client';
+import { AuthError } from './auth-error.ts';
 import { networkCause } from './client.ts';
-import { endpointKey } from './credential-store.ts';
+import { endpointKey } from './endpoint-key.ts';
+
+export { AuthError } from './auth-error.ts';
 
 /** The public client pre-registered by the server (api/identity/oauth/provider-config.ts). */
 export const CLI_CLIENT_ID = 'colony-cli';
-
-export class AuthError extends Error {
-  override readonly name = 'AuthError';
-  /** The OAuth error code (access_denied, expired_token, invalid_grant, …) or `unreachable`. */
-  readonly code: string;
-
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 const tlsOptional = (url: string) =>
   url.startsWith('http://') ? { execute: [oauth.allowInsecureRequests] } : undefined;

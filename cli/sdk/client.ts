@@ -1,6 +1,45 @@
 // The typed SDK the CLI is built on: `new ColonyClient({ endpoint, apiKey })`, or `{ endpoint, auth }`
 // with the login `colony login` stored. Errors are the API's problem+json documents, thrown as
-// ColonyApiError.
+// ColonyApiError; an endpoint that does not answer, as ColonyNetworkError. Requests are built from
+// the operations table (operations.ts), the answers typed in api-types.ts.
+import type {
+  AgentIntegration,
+  ApiKey,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  IntegrationDefinition,
+  Me,
+  Office,
+  OfficeIntegrations,
+  OfficeMember,
+  OfficeTask,
+  SavedIntegration,
+  Snapshot,
+  SnapshotRestore,
+  SnapshotSchedule,
+} from './api-types.ts';
+import { type OperationId, operationPath, operations } from './operations.ts';
+
+export type {
+  AgentIntegration,
+  ApiKey,
+  Condition,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  IntegrationDefinition,
+  Me,
+  Membership,
+  Office,
+  OfficeIntegration,
+  OfficeIntegrations,
+  OfficeMember,
+  OfficeTask,
+  Registration,
+  SavedIntegration,
+  Snapshot,
+  SnapshotRestore,
+  SnapshotSchedule,
+} from './api-types.ts';
 /** Where the SDK client gets its bearer token when it has no API key. */
 export interface BearerSource {
   /** The token to send now. */
@@ -31,11 +70,33 @@ export interface Problem {
 export class ColonyApiError extends Error {
   override readonly name = 'ColonyApiError';
   readonly problem: Problem;
+  /** The answer's Retry-After, in seconds, when it carried one (429, 503). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(problem: Problem) {
+  constructor(problem: Problem, retryAfterSeconds?: number) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
     this.problem = problem;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/** The endpoint did not answer at all (refused, unknown host, reset). */
+export class ColonyNetworkError extends Error {
+  override readonly name = 'ColonyNetworkError';
+}
+
+/** An answer and how long the server asks the client to wait before asking again. */
+export interface Polled<T> {
+  value: T;
+  retryAfterSeconds: number | undefined;
+}
+
+/** Retry-After in seconds (an HTTP date counts from now); undefined when absent or unreadable. */
+export function retryAfterSeconds(header: string | null, nowMs = Date.now()): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
 /** Why fetch failed (ECONNREFUSED, ENOTFOUND…), where it only says "fetch failed"; else undefined. */
@@ -67,120 +128,11 @@ function parseBody(text: string): unknown {
   }
 }
 
-/** GET /api/v1/me: the credential and, for a person's credential, their account. */
-export interface Me {
-  id: string;
-  type: 'user' | 'service_auth' | 'anonymous';
-  name: string;
-  email?: string;
-  scopes: string[];
-  offices: string[] | '*';
-  credential: string;
-  credentialId?: string;
-  clientId?: string;
-  resource?: string;
-  account: {
-    id: string;
-    email: string;
-    name: string;
-    createdAt: string;
-    memberships: { officeId: string; role: string }[];
-  } | null;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  /** The prefix and first characters; never enough to use the key. */
-  hint: string;
-  scopes: string[];
-  offices: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-}
-
-export interface CreatedApiKey extends ApiKey {
-  /** The key itself, answered this once. */
-  key: string;
-}
-
-export interface CreateApiKeyInput {
-  name: string;
-  scopes?: string[];
-  offices?: string[] | null;
-  expiresInDays?: number | null;
-}
-
-export interface CredentialField {
-  key: string;
-  label: string;
-  type: 'text' | 'password';
-  required: boolean;
-  hint: string | null;
-  helpUrl: string | null;
-  helpLabel: string;
-}
-
-export interface IntegrationDefinition {
-  id: string;
-  name: string;
-  description: string;
-  category: 'llm' | 'communication' | 'services';
-  aliases: string[];
-  verified: boolean;
-  wizard: 'guide' | 'interactive' | 'oauth' | 'auto';
-  requiredSecrets: CredentialField[];
-  agentEnvVars: string[];
-  multiInstance: boolean;
-  officeLevel: boolean;
-  layers: string[];
-  dependsOn: string[];
-  composedWith: string[];
-  guideUrl: string;
-  [field: string]: unknown;
-}
-
-export interface OfficeTask {
-  id: string;
-  officeId: string;
-  title: string;
-  prompt: string;
-  status: 'open' | 'in_progress' | 'done' | 'canceled';
-  source: { integrationId: string; template: string; scheduledFor: string | null } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Snapshot {
-  id: string;
-  office: string;
-  status: 'pending' | 'running' | 'completed' | 'failed' | 'deleted';
-  trigger: 'manual' | 'schedule';
-  description: string | null;
-  sizeBytes: number;
-  parts: Record<
-    'resources' | 'database' | 'volumes',
-    { status: string; detail?: string; [k: string]: unknown }
-  >;
-  error: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  [field: string]: unknown;
-}
-
-export interface SnapshotRestore {
-  id: string;
-  snapshotId: string;
-  office: string;
-  status: 'pending' | 'running' | 'completed' | 'failed';
-  report: Record<string, { status: string; detail?: string; [k: string]: unknown }>;
-  error: string | null;
-  [field: string]: unknown;
-}
+type Params = Record<string, string>;
+type Query = Record<string, string | number | undefined>;
 
 export class ColonyClient {
-  private readonly endpoint: string;
+  readonly endpoint: string;
   private readonly apiKey: string | undefined;
   private readonly auth: BearerSource | undefined;
   private readonly fetcher: typeof fetch;
@@ -209,152 +161,219 @@ export class ColonyClient {
     }).catch((err: unknown) => {
       const cause = networkCause(err);
       if (!cause) throw err;
-      throw new Error(`cannot reach ${this.endpoint} (${cause})`, { cause: err });
+      throw new ColonyNetworkError(`cannot reach ${this.endpoint} (${cause})`, { cause: err });
     });
   }
 
-  private async call<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-    extraHeaders: Record<string, string> = {},
-  ): Promise<T> {
+  /** One operation of the table: its answer, and the Retry-After the server sent with it. */
+  private async exchange<T>(
+    id: OperationId,
+    opts: { params?: Params; query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Polled<T>> {
+    const { method } = operations[id];
+    const path = operationPath(id, opts.params, opts.query);
+    const headers = opts.headers ?? {};
     const bearer = this.apiKey ?? (await this.auth?.token());
-    let res = await this.send(method, path, body, extraHeaders, bearer);
+    let res = await this.send(method, path, opts.body, headers, bearer);
     // A stored login's token may have been revoked or expired early: renew it once and retry.
     if (res.status === 401 && this.auth && bearer) {
       const renewed = await this.auth.renew(bearer);
-      if (renewed) res = await this.send(method, path, body, extraHeaders, renewed);
+      if (renewed) res = await this.send(method, path, opts.body, headers, renewed);
     }
     const text = await res.text();
     const parsed = parseBody(text);
-    if (!res.ok) throw new ColonyApiError(problemFrom(res, parsed, text));
-    return parsed as T;
+    const wait = retryAfterSeconds(res.headers.get('retry-after'));
+    if (!res.ok) throw new ColonyApiError(problemFrom(res, parsed, text), wait);
+    return { value: parsed as T, retryAfterSeconds: wait };
+  }
+
+  private async call<T>(id: OperationId, opts: Parameters<ColonyClient['exchange']>[1] = {}): Promise<T> {
+    return (await this.exchange<T>(id, opts)).value;
   }
 
   /** The profile behind the credential (`/api/v1/me`). */
   me(): Promise<Me> {
-    return this.call('GET', '/api/v1/me');
+    return this.call('getMe');
   }
 
   /** Your active API keys, never the keys themselves (needs a login token with `keys:write`). */
   listKeys(): Promise<{ keys: ApiKey[] }> {
-    return this.call('GET', '/api/v1/keys');
+    return this.call('listApiKeys');
   }
 
   /** Creates an API key; the answer's `key` is the only time it is shown. */
   createKey(input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    return this.call('POST', '/api/v1/keys', input);
+    return this.call('createApiKey', { body: input });
   }
 
   /** Revokes an API key; it fails at once. */
   async revokeKey(id: string): Promise<void> {
-    await this.call('DELETE', `/api/v1/keys/${encodeURIComponent(id)}`);
+    await this.call('revokeApiKey', { params: { id } });
   }
 
-  listIntegrations(query?: {
-    q?: string;
-    category?: string;
-  }): Promise<{ integrations: IntegrationDefinition[] }> {
-    const params = new URLSearchParams(
-      Object.entries(query ?? {}).filter(([, v]) => v) as [string, string][],
-    );
-    return this.call('GET', `/api/v1/integrations${params.size ? `?${params}` : ''}`);
+  listIntegrations(query: { q?: string; category?: string } = {}): Promise<{
+    integrations: IntegrationDefinition[];
+  }> {
+    return this.call('listIntegrations', { query });
   }
 
   getIntegration(id: string): Promise<IntegrationDefinition> {
-    return this.call('GET', `/api/v1/integrations/${encodeURIComponent(id)}`);
+    return this.call('getIntegration', { params: { id } });
   }
 
-  officeIntegrations(officeId: string): Promise<{ integrations: unknown[]; recommendations: unknown[] }> {
-    return this.call('GET', `/api/v1/offices/${encodeURIComponent(officeId)}/integrations`);
+  /** Creates an office (its namespace); an office that exists answers as it is. */
+  createOffice(officeID: string): Promise<Office> {
+    return this.call('putOffice', { params: { officeID } });
   }
 
-  saveSecret(officeId: string, id: string, data: Record<string, string>): Promise<unknown> {
-    return this.call(
-      'POST',
-      `/api/v1/offices/${encodeURIComponent(officeId)}/integrations/${encodeURIComponent(id)}/secret`,
-      { data },
-    );
+  async deleteOffice(officeID: string): Promise<void> {
+    await this.call('deleteOffice', { params: { officeID } });
+  }
+
+  officeIntegrations(officeID: string): Promise<OfficeIntegrations> {
+    return this.call('listOfficeIntegrations', { params: { officeID } });
+  }
+
+  /** Like officeIntegrations, with the server's Retry-After, for waiting on a status. */
+  officeIntegrationsPolled(officeID: string): Promise<Polled<OfficeIntegrations>> {
+    return this.exchange('listOfficeIntegrations', { params: { officeID } });
+  }
+
+  /** Stores credentials; the answer names the saved fields, never their values. */
+  saveSecret(
+    officeID: string,
+    integrationId: string,
+    data: Record<string, string>,
+    secretName?: string,
+  ): Promise<SavedIntegration> {
+    return this.call('saveIntegrationSecret', {
+      params: { officeID, integration_id: integrationId },
+      body: { data, ...(secretName ? { secretName } : {}) },
+    });
+  }
+
+  async deleteSecret(officeID: string, integrationId: string, instance?: string): Promise<void> {
+    await this.call('deleteIntegrationSecret', {
+      params: { officeID, integration_id: integrationId },
+      query: { instance },
+    });
   }
 
   toggleAgent(
-    officeId: string,
-    id: string,
+    officeID: string,
+    integrationId: string,
     agentName: string,
     body: { enabled: boolean; secretName: string; config?: Record<string, string> },
-  ): Promise<unknown> {
-    return this.call(
-      'POST',
-      `/api/v1/offices/${encodeURIComponent(officeId)}/integrations/${encodeURIComponent(id)}/agents/${encodeURIComponent(agentName)}`,
+  ): Promise<AgentIntegration> {
+    return this.call('toggleAgentIntegration', {
+      params: { officeID, integration_id: integrationId, agentName },
       body,
-    );
+    });
   }
 
   /** The browser link a member of the office opens to connect an OAuth integration. */
-  connectUrl(officeId: string, id: string, instance?: string): Promise<{ connectUrl: string }> {
-    const qs = instance ? `?instance=${encodeURIComponent(instance)}` : '';
-    return this.call(
-      'POST',
-      `/api/v1/offices/${encodeURIComponent(officeId)}/integrations/${encodeURIComponent(id)}/connect${qs}`,
-    );
+  connectUrl(officeID: string, integrationId: string, instance?: string): Promise<{ connectUrl: string }> {
+    return this.call('connectIntegration', {
+      params: { officeID, integration_id: integrationId },
+      query: { instance },
+    });
+  }
+
+  listMembers(officeID: string): Promise<{ officeId: string; members: OfficeMember[] }> {
+    return this.call('listOfficeMembers', { params: { officeID } });
+  }
+
+  putMember(officeID: string, body: { email: string; role?: string }): Promise<OfficeMember> {
+    return this.call('putOfficeMember', { params: { officeID }, body });
+  }
+
+  async removeMember(officeID: string, accountId: string): Promise<void> {
+    await this.call('deleteOfficeMember', { params: { officeID, accountId } });
   }
 
   listTasks(
-    officeId: string,
-    query?: { status?: string },
-  ): Promise<{ tasks: OfficeTask[]; nextCursor: string | null }> {
-    const qs = query?.status ? `?status=${encodeURIComponent(query.status)}` : '';
-    return this.call('GET', `/api/v1/offices/${encodeURIComponent(officeId)}/tasks${qs}`);
+    officeID: string,
+    query: { status?: string } = {},
+  ): Promise<{
+    tasks: OfficeTask[];
+    nextCursor: string | null;
+  }> {
+    return this.call('listOfficeTasks', { params: { officeID }, query });
   }
 
-  /** Snapshots the key may see, newest first (`/api/snapshots`, scope backups:read). */
-  listSnapshots(query?: { office?: string; status?: string; limit?: number; cursor?: string }): Promise<{
+  createTask(officeID: string, body: { title: string; prompt: string }): Promise<OfficeTask> {
+    return this.call('createOfficeTask', { params: { officeID }, body });
+  }
+
+  getTask(officeID: string, taskId: string): Promise<OfficeTask> {
+    return this.call('getOfficeTask', { params: { officeID, taskId } });
+  }
+
+  updateTask(officeID: string, taskId: string, status: string): Promise<OfficeTask> {
+    return this.call('updateOfficeTask', { params: { officeID, taskId }, body: { status } });
+  }
+
+  /** Snapshots the credential may see, newest first (`/api/snapshots`, scope backups:read). */
+  listSnapshots(query: { office?: string; status?: string; limit?: number; cursor?: string } = {}): Promise<{
     data: Snapshot[];
     nextCursor: string | null;
   }> {
-    const params = new URLSearchParams(
-      Object.entries(query ?? {})
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]): [string, string] => [k, String(v)]),
-    );
-    return this.call('GET', `/api/snapshots${params.size ? `?${params}` : ''}`);
+    return this.call('listSnapshots', { query });
   }
 
   getSnapshot(id: string): Promise<Snapshot> {
-    return this.call('GET', `/api/snapshots/${encodeURIComponent(id)}`);
+    return this.call('getSnapshot', { params: { id } });
   }
 
-  /** Takes a snapshot of an office (backups:write); it runs as a job: poll getSnapshot. */
+  /** A snapshot with the server's Retry-After while it runs. */
+  snapshotPolled(id: string): Promise<Polled<Snapshot>> {
+    return this.exchange('getSnapshot', { params: { id } });
+  }
+
+  /** Takes a snapshot of an office (backups:write); it runs as a job on the server. */
   createSnapshot(
     office: string,
-    opts: { description?: string; idempotencyKey?: string } = {},
+    opts: { description?: string | undefined; idempotencyKey?: string | undefined } = {},
   ): Promise<Snapshot> {
-    return this.call(
-      'POST',
-      '/api/snapshots',
-      { office, ...(opts.description ? { description: opts.description } : {}) },
-      opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
-    );
+    return this.call('createSnapshot', {
+      body: { office, ...(opts.description ? { description: opts.description } : {}) },
+      headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+    });
   }
 
-  /** Restores an office from a snapshot (backups:admin); poll getRestore. */
+  async deleteSnapshot(id: string): Promise<void> {
+    await this.call('deleteSnapshot', { params: { id } });
+  }
+
+  /** Restores an office from a snapshot (backups:admin); it runs as a job on the server. */
   restoreSnapshot(
     id: string,
-    opts: { parts?: string[]; idempotencyKey?: string } = {},
+    opts: { parts?: string[] | undefined; idempotencyKey?: string | undefined } = {},
   ): Promise<SnapshotRestore> {
-    return this.call(
-      'POST',
-      `/api/snapshots/${encodeURIComponent(id)}/restore`,
-      opts.parts ? { parts: opts.parts } : {},
-      opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
-    );
+    return this.call('restoreSnapshot', {
+      params: { id },
+      body: opts.parts ? { parts: opts.parts } : {},
+      headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+    });
   }
 
   getRestore(snapshotId: string, restoreId: string): Promise<SnapshotRestore> {
-    return this.call(
-      'GET',
-      `/api/snapshots/${encodeURIComponent(snapshotId)}/restores/${encodeURIComponent(restoreId)}`,
-    );
+    return this.call('getSnapshotRestore', { params: { id: snapshotId, restoreId } });
+  }
+
+  restorePolled(snapshotId: string, restoreId: string): Promise<Polled<SnapshotRestore>> {
+    return this.exchange('getSnapshotRestore', { params: { id: snapshotId, restoreId } });
+  }
+
+  /** An office's daily snapshot schedule and retention. */
+  getSchedule(officeID: string): Promise<SnapshotSchedule> {
+    return this.call('getSnapshotSchedule', { params: { officeID } });
+  }
+
+  putSchedule(
+    officeID: string,
+    body: { enabled: boolean; hourUtc: number; retentionDays: number },
+  ): Promise<SnapshotSchedule> {
+    return this.call('putSnapshotSchedule', { params: { officeID }, body });
   }
 }

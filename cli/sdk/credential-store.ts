@@ -16,6 +16,9 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CredentialStoreError, endpointKey } from './endpoint-key.ts';
+
+export { CredentialStoreError, endpointKey } from './endpoint-key.ts';
 
 export const storedLoginSchema = z.object({
   accessToken: z.string().min(1),
@@ -40,28 +43,11 @@ export type CredentialsFile = z.infer<typeof fileSchema>;
 
 const emptyFile = (): CredentialsFile => ({ version: 1, defaultEndpoint: null, logins: {} });
 
-export class CredentialStoreError extends Error {
-  override readonly name = 'CredentialStoreError';
-}
-
 /** $COLONY_CONFIG_DIR, else $XDG_CONFIG_HOME/colony, else ~/.config/colony. */
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.COLONY_CONFIG_DIR) return env.COLONY_CONFIG_DIR;
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'colony');
   return join(env.HOME || homedir(), '.config', 'colony');
-}
-
-/** One spelling per endpoint, so `https://x.dev/` and `https://X.dev` share a login. */
-export function endpointKey(endpoint: string): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new CredentialStoreError(`${endpoint} is not a URL (expected e.g. https://colony.example.com)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new CredentialStoreError(`${endpoint}: only http and https endpoints are supported`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 export class CredentialStore {

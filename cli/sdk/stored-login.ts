@@ -1,6 +1,7 @@
 // A bearer token from the login `colony login` stored for an endpoint, refreshed when it has expired
 // or the API refused it, and saved again, under the store's lock so parallel commands agree.
-import { AuthError, refreshTokens } from './authorization-server.ts';
+import { AuthError } from './auth-error.ts';
+import type { refreshTokens } from './authorization-server.ts';
 import type { BearerSource } from './client.ts';
 import type { CredentialStore, StoredLogin } from './credential-store.ts';
 import { loginFromTokens, needsRefresh } from './session-expiry.ts';
@@ -20,7 +21,9 @@ export class StoredLoginSource implements BearerSource {
     this.store = store;
     this.endpoint = endpoint;
     this.now = deps.now ?? Date.now;
-    this.refresh = deps.refresh ?? refreshTokens;
+    // openid-client loads only when a token has to be refreshed, not on every command.
+    this.refresh =
+      deps.refresh ?? (async (...args) => (await import('./authorization-server.ts')).refreshTokens(...args));
   }
 
   /** The stored login; not logged in is an error that says what to run. */

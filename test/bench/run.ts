@@ -13,6 +13,7 @@
 // unless BENCH_REAL_NODE_FORCE=1. BENCH_REAL_NODE_TOGGLES (default 20) sizes its toggle figure.
 import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
+import { benchCli } from './cli.bench.ts';
 import { benchController } from './controller.bench.ts';
 import { allMet, type BenchOutcome, summaryTable } from './goals.ts';
 import { benchIdentity } from './identity.bench.ts';
@@ -73,6 +74,7 @@ const benches: Record<string, () => Promise<LegacyOutcome | BenchOutcome>> = {
       vectorMemories: env('BENCH_MEMORY_VECTOR_SIZE', 1500),
     }),
   mcp: () => benchMcp({ seconds, connections, rounds }),
+  cli: () => benchCli({ rounds: env('BENCH_CLI_ROUNDS', 20) }),
   pollers: () => benchPollers(),
   'real-node': () => benchRealNode({ toggles: env('BENCH_REAL_NODE_TOGGLES', 20) }),
 };

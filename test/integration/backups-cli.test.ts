@@ -78,13 +78,50 @@ describe('colony backups', () => {
     expect(r.out.slice(2)).toEqual(['  resources  completed']);
   });
 
-  it('exits 1 naming the scope a key lacks, and 64 on a usage error', async () => {
+  it('schedule set turns the daily snapshot on at an hour and show reads it back; --off turns it off', async () => {
+    const set = await colony(
+      keys.admin as string,
+      'backups',
+      'schedule',
+      'set',
+      '--office',
+      office.id,
+      '--hour',
+      '2',
+      '--retention-days',
+      '14',
+    );
+    expect(set.code, set.err.join('\n')).toBe(0);
+    expect(set.out[0]).toMatch(new RegExp(`^${office.id}: daily at 02:00 UTC, kept 14 days; next \\d{4}-`));
+    const shown = await colony(
+      keys.admin as string,
+      'backups',
+      'schedule',
+      'show',
+      '--office',
+      office.id,
+      '--json',
+    );
+    expect(JSON.parse(shown.out.join('\n'))).toMatchObject({ enabled: true, hourUtc: 2, retentionDays: 14 });
+    const off = await colony(
+      keys.admin as string,
+      'backups',
+      'schedule',
+      'set',
+      '--office',
+      office.id,
+      '--off',
+    );
+    expect(off.out).toEqual([`${office.id}: no daily snapshot`]);
+  });
+
+  it('exits 3 naming the scope a key lacks, and 2 on a usage error', async () => {
     const denied = await colony(keys.reader as string, 'backups', 'create', '--office', office.id);
-    expect(denied.code).toBe(1);
+    expect(denied.code).toBe(3);
     expect(denied.err.join('\n')).toContain(
       '403 insufficient_scope: This operation needs the scope backups:write.',
     );
-    expect((await colony(keys.admin as string, 'backups', 'create')).code).toBe(64);
-    expect((await colony(keys.admin as string, 'backups', 'restore')).code).toBe(64);
+    expect((await colony(keys.admin as string, 'backups', 'create')).code).toBe(2);
+    expect((await colony(keys.admin as string, 'backups', 'restore')).code).toBe(2);
   });
 });

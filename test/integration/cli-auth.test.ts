@@ -96,9 +96,9 @@ describe('colony login, whoami, keys and logout', () => {
     await browser.signUp(person);
   });
 
-  it('whoami before any login exits non-zero and says how to log in', async () => {
+  it('whoami before any login exits 3 (auth) and says how to log in', async () => {
     const r = await colony(['whoami', '--endpoint', s.baseUrl]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.err.join('\n')).toContain(`not logged in to ${s.baseUrl}; run \`colony login`);
   });
 
@@ -114,7 +114,10 @@ describe('colony login, whoami, keys and logout', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const r = await colony(['login', '--endpoint', closed]);
     expect(r.code).toBe(1);
-    expect(r.err).toEqual([`colony: cannot reach ${closed} (ECONNREFUSED)`]);
+    expect(r.err).toEqual([
+      `colony: cannot reach ${closed} (ECONNREFUSED)`,
+      'hint: check that the server is up, or pass --endpoint <url> (or set COLONY_ENDPOINT)',
+    ]);
   });
 
   it('login stores the session privately after the person approves', async () => {
@@ -212,13 +215,13 @@ describe('colony login, whoami, keys and logout', () => {
       COLONY_ENDPOINT: s.baseUrl,
     });
     rmSync(other, { recursive: true, force: true });
-    expect(r2.code).toBe(1);
+    expect(r2.code).toBe(3);
     expect(r2.err.join('\n')).toContain('not logged in');
   });
 
   it('keys create refuses bad flags with usage, and the server refuses an unknown scope with its problem', async () => {
-    expect((await colony(['keys', 'create'])).code).toBe(64);
-    expect((await colony(['keys', 'create', '--name', 'x', '--expires-in-days', 'soon'])).code).toBe(64);
+    expect((await colony(['keys', 'create'])).code).toBe(2);
+    expect((await colony(['keys', 'create', '--name', 'x', '--expires-in-days', 'soon'])).code).toBe(2);
     const r = await colony(['keys', 'create', '--name', 'x', '--scopes', 'keys:write']);
     expect(r.code).toBe(1);
     expect(r.err.join('\n')).toMatch(/^colony: 400 /);
@@ -229,7 +232,7 @@ describe('colony login, whoami, keys and logout', () => {
     expect(r).toMatchObject({ code: 0, out: [`Revoked ${keyId}`] });
     expect((await me(key)).status).toBe(401);
     const again = await colony(['keys', 'revoke', keyId]);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(4);
     expect(again.err.join('\n')).toContain('404 not_found');
   });
 
@@ -276,14 +279,20 @@ describe('colony login, whoami, keys and logout', () => {
     });
     expect(stored()).toEqual({ version: 1, defaultEndpoint: null, logins: {} });
     const whoami = await colony(['whoami', '--endpoint', s.baseUrl]);
-    expect(whoami.code).toBe(1);
+    expect(whoami.code).toBe(3);
     expect((await colony(['logout', '--endpoint', s.baseUrl])).code).toBe(1);
   });
 
   it('a command on an endpoint that does not answer names it and why', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const r = await colony(['whoami', '--endpoint', closed], { COLONY_API_KEY: 'col_unused' });
-    expect(r).toMatchObject({ code: 1, err: [`colony: cannot reach ${closed} (ECONNREFUSED)`] });
+    expect(r).toMatchObject({
+      code: 1,
+      err: [
+        `colony: cannot reach ${closed} (ECONNREFUSED)`,
+        'hint: check that the server is up, or pass --endpoint <url> (or set COLONY_ENDPOINT)',
+      ],
+    });
   });
 
   it('logout removes the local login even when the server cannot be reached, and says so', async () => {

@@ -267,7 +267,7 @@ describe('Connect flow against a real OAuth provider', () => {
     const refused = await cli('integrations', 'connect', 'acme-files', '--office', office);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('400 invalid_request: Acme Files is not connected by OAuth.');
-    expect((await cli('integrations', 'connect', 'acme-mail')).code).toBe(64);
+    expect((await cli('integrations', 'connect', 'acme-mail')).code).toBe(2);
     const show = await cli('integrations', 'show', 'acme-mail');
     expect(show.code).toBe(0);
     expect(show.out).toContain('setup: oauth');

@@ -1,9 +1,9 @@
-// `colony whoami [--endpoint URL] [--json]`: the account and credential the CLI acts as.
+// `colony whoami`: the account and credential the CLI acts as.
 
-import type { Command } from '../../args.ts';
-import { flagValue } from '../../args.ts';
-import { clientFrom, loginClientFrom } from '../../client-from-env.ts';
+import { clientFor } from '../../client-from-env.ts';
+import { printRecord } from '../../output.ts';
 import type { Me } from '../../sdk/client.ts';
+import type { Handler } from '../../spec.ts';
 
 /** Pure: the lines `whoami` prints for a profile. */
 export function describeMe(me: Me): string[] {
@@ -18,20 +18,9 @@ export function describeMe(me: Me): string[] {
   return lines;
 }
 
-export const whoami: Command = {
-  summary: 'Show the account and credential the CLI uses (COLONY_API_KEY wins over the login)',
-  usage: 'colony whoami [--endpoint <url>] [--json]',
-  async run(args, io) {
-    const endpointFlag = args.flags.endpoint;
-    if (endpointFlag === true || args.positionals.length > 0) {
-      io.err(`usage: ${whoami.usage}`);
-      return 64;
-    }
-    const opts = endpointFlag ? { endpoint: flagValue(endpointFlag) as string } : {};
-    const client = io.env.COLONY_API_KEY ? clientFrom(io.env, opts) : loginClientFrom(io.env, opts);
-    const me = await client.me();
-    if (args.flags.json) io.out(JSON.stringify(me, null, 2));
-    else for (const line of describeMe(me)) io.out(line);
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const client = await clientFor(ctx);
+  const me = await client.me();
+  printRecord(ctx, me, () => describeMe(me));
+  return 0;
 };

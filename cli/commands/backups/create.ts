@@ -1,29 +1,22 @@
-// `colony backups create --office <officeID> [--description <text>] [--idempotency-key <key>] [--wait]`.
-import type { Command } from '../../args.ts';
-import { clientFrom } from '../../client-from-env.ts';
-import { partLines, waitUntilSettled } from './wait.ts';
+// `colony backups create --office <office> [--wait]`: starts a snapshot job on the server and, with
+// --wait, follows it; Ctrl-C stops following, the job carries on.
+import { clientFor } from '../../client-from-env.ts';
+import type { Handler } from '../../spec.ts';
+import { startedOrFollowed } from './follow-job.ts';
+import { snapshotLines } from './show.ts';
 
-export const create: Command = {
-  summary: 'Take a snapshot of an office (--wait to follow it until it finishes)',
-  usage:
-    'colony backups create --office <officeID> [--description <text>] [--idempotency-key <key>] [--wait]',
-  async run(args, io) {
-    const { office, description, wait } = args.flags;
-    const key = args.flags['idempotency-key'];
-    if (typeof office !== 'string' || description === true || key === true) {
-      io.err(`usage: ${create.usage}`);
-      return 64;
-    }
-    const client = clientFrom(io.env);
-    const started = await client.createSnapshot(office, {
-      ...(description ? { description } : {}),
-      ...(key ? { idempotencyKey: key } : {}),
-    });
-    io.out(`${started.id} ${started.status}`);
-    if (!wait) return 0;
-    const done = await waitUntilSettled(() => client.getSnapshot(started.id), { intervalMs: 500 });
-    io.out(`${done.id} ${done.status}`);
-    for (const line of partLines(done.parts)) io.out(line);
-    return done.status === 'completed' ? 0 : 1;
-  },
+export const run: Handler = async (ctx) => {
+  const { office, description } = ctx.flags;
+  const key = ctx.flags['idempotency-key'];
+  const client = await clientFor(ctx);
+  const started = await client.createSnapshot(String(office), {
+    description: typeof description === 'string' ? description : undefined,
+    idempotencyKey: typeof key === 'string' ? key : undefined,
+  });
+  return startedOrFollowed(ctx, started, {
+    kind: 'snapshot',
+    read: () => client.snapshotPolled(started.id),
+    lines: snapshotLines,
+    check: `colony backups show ${started.id}`,
+  });
 };

@@ -1,25 +1,31 @@
-// `colony backups list [--office <officeID>] [--status <status>] [--limit <n>]`: snapshots, newest first.
-import type { Command } from '../../args.ts';
-import { clientFrom } from '../../client-from-env.ts';
+// `colony backups list`: snapshots, newest first.
+import { clientFor } from '../../client-from-env.ts';
+import { printList, printMore } from '../../output.ts';
+import type { Snapshot } from '../../sdk/client.ts';
+import type { Handler } from '../../spec.ts';
 
-const flag = (v: string | true | undefined) => (typeof v === 'string' ? v : undefined);
-
-export const list: Command = {
-  summary: 'List office snapshots, newest first',
-  usage: 'colony backups list [--office <officeID>] [--status <status>] [--limit <1-100>]',
-  async run(args, io) {
-    const limit = flag(args.flags.limit);
-    const { data } = await clientFrom(io.env).listSnapshots({
-      office: flag(args.flags.office),
-      status: flag(args.flags.status),
-      ...(limit ? { limit: Number(limit) } : {}),
-    });
-    for (const s of data) {
-      const size = `${(s.sizeBytes / 1_000_000).toFixed(1)} MB`;
-      io.out(
-        `${s.id}  ${s.office.padEnd(20)} ${s.status.padEnd(10)} ${s.trigger.padEnd(9)} ${size.padStart(10)}  ${s.createdAt}`,
-      );
-    }
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const { office, status, limit, cursor } = ctx.flags;
+  const client = await clientFor(ctx);
+  const { data, nextCursor } = await client.listSnapshots({
+    ...(typeof office === 'string' ? { office } : {}),
+    ...(typeof status === 'string' ? { status } : {}),
+    ...(typeof limit === 'number' ? { limit } : {}),
+    ...(typeof cursor === 'string' ? { cursor } : {}),
+  });
+  printList<Snapshot>(
+    ctx,
+    data,
+    [
+      { header: 'id', cell: (s) => s.id },
+      { header: 'office', cell: (s) => s.office },
+      { header: 'status', cell: (s) => s.status },
+      { header: 'trigger', cell: (s) => s.trigger },
+      { header: 'size', cell: (s) => `${(s.sizeBytes / 1_000_000).toFixed(1)} MB`, align: 'right' },
+      { header: 'created', cell: (s) => s.createdAt },
+    ],
+    `No snapshots yet. Take one with \`colony backups create --office ${typeof office === 'string' ? office : '<office>'}\`.`,
+  );
+  printMore(ctx, nextCursor);
+  return 0;
 };

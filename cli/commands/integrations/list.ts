@@ -1,19 +1,26 @@
-// `colony integrations list [--q term] [--category c]`: the registry of the Colony you point at.
-import type { Command } from '../../args.ts';
-import { clientFrom } from '../../client-from-env.ts';
+// `colony integrations list`: the registry of the Colony you point at.
+import { clientFor } from '../../client-from-env.ts';
+import { printList } from '../../output.ts';
+import type { IntegrationDefinition } from '../../sdk/client.ts';
+import type { Handler } from '../../spec.ts';
 
-export const list: Command = {
-  summary: 'List the integrations of the registry, optionally searched by name or alias',
-  usage: 'colony integrations list [--q <term>] [--category llm|communication|services]',
-  async run(args, io) {
-    const q = typeof args.flags.q === 'string' ? args.flags.q : undefined;
-    const category = typeof args.flags.category === 'string' ? args.flags.category : undefined;
-    const { integrations } = await clientFrom(io.env).listIntegrations({
-      ...(q ? { q } : {}),
-      ...(category ? { category } : {}),
-    });
-    for (const i of integrations)
-      io.out(`${i.id.padEnd(20)} ${i.category.padEnd(14)} ${i.wizard.padEnd(8)} ${i.name}`);
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const { q, category } = ctx.flags;
+  const client = await clientFor(ctx);
+  const { integrations } = await client.listIntegrations({
+    ...(typeof q === 'string' ? { q } : {}),
+    ...(typeof category === 'string' ? { category } : {}),
+  });
+  printList<IntegrationDefinition>(
+    ctx,
+    integrations,
+    [
+      { header: 'id', cell: (i) => i.id },
+      { header: 'category', cell: (i) => i.category },
+      { header: 'setup', cell: (i) => i.wizard },
+      { header: 'name', cell: (i) => i.name },
+    ],
+    q ? `No integration matches "${q}".` : 'No integrations in this registry.',
+  );
+  return 0;
 };

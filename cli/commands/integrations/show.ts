@@ -1,26 +1,26 @@
 // `colony integrations show <id>`: one definition and the credential fields its setup asks for.
-import type { Command } from '../../args.ts';
-import { clientFrom } from '../../client-from-env.ts';
+import { clientFor } from '../../client-from-env.ts';
+import { printRecord } from '../../output.ts';
+import type { IntegrationDefinition } from '../../sdk/client.ts';
+import type { Handler } from '../../spec.ts';
 
-export const show: Command = {
-  summary: 'Show one integration: its credential fields, env vars, layers and dependencies',
-  usage: 'colony integrations show <id>',
-  async run(args, io) {
-    const id = args.positionals[0];
-    if (!id) {
-      io.err(`usage: ${show.usage}`);
-      return 64;
-    }
-    const d = await clientFrom(io.env).getIntegration(id);
-    io.out(`${d.name} (${d.id}) — ${d.description}`);
-    io.out(`setup: ${d.wizard}; guide: ${d.guideUrl}`);
-    for (const f of d.requiredSecrets) {
-      io.out(
+/** Pure: what `show` prints for a definition. */
+export function describeIntegration(d: IntegrationDefinition): string[] {
+  return [
+    `${d.name} (${d.id}) — ${d.description}`,
+    `setup: ${d.wizard}; guide: ${d.guideUrl}`,
+    ...d.requiredSecrets.map(
+      (f) =>
         `  ${f.key}${f.required ? '' : ' (optional)'}: ${f.label}${f.helpUrl ? ` — ${f.helpLabel}: ${f.helpUrl}` : ''}`,
-      );
-    }
-    io.out(`env: ${d.agentEnvVars.join(', ') || '(none)'}; layers: ${d.layers.join(', ') || '(none)'}`);
-    if (d.dependsOn.length) io.out(`depends on: ${d.dependsOn.join(', ')}`);
-    return 0;
-  },
+    ),
+    `env: ${d.agentEnvVars.join(', ') || '(none)'}; layers: ${d.layers.join(', ') || '(none)'}`,
+    ...(d.dependsOn.length ? [`depends on: ${d.dependsOn.join(', ')}`] : []),
+  ];
+}
+
+export const run: Handler = async (ctx) => {
+  const client = await clientFor(ctx);
+  const d = await client.getIntegration(ctx.args[0] as string);
+  printRecord(ctx, d, () => describeIntegration(d));
+  return 0;
 };

@@ -2,27 +2,27 @@
 import { resolve } from 'node:path';
 import { loadRegistry } from '../../../integrations/registry/load-registry.ts';
 import { validateDir } from '../../../integrations/registry/validate-dir.ts';
-import type { Command } from '../../args.ts';
+import { printJson } from '../../output.ts';
+import type { Handler } from '../../spec.ts';
 
 const bundledDir = new URL('../../../integrations', import.meta.url).pathname;
 
-export const validate: Command = {
-  summary: 'Check a folder of integration manifests; exits 1 naming each file and field at fault',
-  usage: 'colony integrations validate [dir]',
-  async run(args, io) {
-    const dir = resolve(io.cwd, args.positionals[0] ?? 'integrations');
-    const bundled = resolve(dir) === resolve(bundledDir) ? [] : loadRegistry(bundledDir).list();
-    const { checked, problems } = validateDir(dir, bundled);
-    for (const p of problems) io.err(`${p.file}: ${p.field ? `${p.field}: ` : ''}${p.message}`);
-    if (problems.length > 0) {
-      io.err(`${problems.length} problem(s) found`);
-      return 1;
-    }
-    if (checked.length === 0) {
-      io.err(`${dir}: no <id>/manifest.yaml found`);
-      return 1;
-    }
-    io.out(`${checked.length} integration(s) valid: ${checked.map((m) => m.id).join(', ')}`);
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const { io } = ctx;
+  const dir = resolve(io.cwd, ctx.args[0] ?? 'integrations');
+  const bundled = resolve(dir) === resolve(bundledDir) ? [] : loadRegistry(bundledDir).list();
+  const { checked, problems } = validateDir(dir, bundled);
+  const valid = problems.length === 0 && checked.length > 0;
+  if (ctx.json) printJson(io, { dir, valid, checked: checked.map((m) => m.id), problems });
+  for (const p of problems) io.err(`${p.file}: ${p.field ? `${p.field}: ` : ''}${p.message}`);
+  if (problems.length > 0) {
+    io.err(`${problems.length} problem(s) found`);
+    return 1;
+  }
+  if (checked.length === 0) {
+    io.err(`${dir}: no <id>/manifest.yaml found`);
+    return 1;
+  }
+  if (!ctx.json) io.out(`${checked.length} integration(s) valid: ${checked.map((m) => m.id).join(', ')}`);
+  return 0;
 };

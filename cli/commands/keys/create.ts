@@ -1,45 +1,33 @@
-// `colony keys create --name N [--scopes a,b] [--offices a,b] [--expires-in-days N] [--json]`:
-// prints the new key once (stdout, so `$(colony keys create …)` captures it) with a warning.
-import type { Command, ParsedArgs } from '../../args.ts';
-import { flagValue } from '../../args.ts';
-import { loginClientFrom } from '../../client-from-env.ts';
+// `colony keys create`: prints the new key once (stdout, so `$(colony keys create …)` captures it)
+// with a warning on stderr.
+import { clientFor } from '../../client-from-env.ts';
+import { printJson } from '../../output.ts';
 import type { CreateApiKeyInput } from '../../sdk/client.ts';
+import type { FlagValues, Handler } from '../../spec.ts';
 
 const list = (v: string) => v.split(/[\s,]+/).filter(Boolean);
 
-/** Pure: the request body from the flags, or a usage problem in words. */
-export function createKeyInput(flags: ParsedArgs['flags']): CreateApiKeyInput | string {
+/** Pure: the request body from the parsed (already validated) flags. */
+export function createKeyInput(flags: FlagValues): CreateApiKeyInput {
   const { name, scopes, offices } = flags;
   const days = flags['expires-in-days'];
-  if (typeof name !== 'string' || !name.trim()) return '--name is required';
-  if (scopes === true || offices === true || days === true) return 'a flag is missing its value';
-  if (days !== undefined && !/^\d+$/.test(days)) return '--expires-in-days must be a whole number of days';
   return {
-    name,
-    ...(scopes ? { scopes: list(scopes) } : {}),
-    ...(offices ? { offices: list(offices) } : {}),
-    ...(days ? { expiresInDays: Number(days) } : {}),
+    name: String(name),
+    ...(typeof scopes === 'string' ? { scopes: list(scopes) } : {}),
+    ...(typeof offices === 'string' ? { offices: list(offices) } : {}),
+    ...(typeof days === 'number' ? { expiresInDays: days } : {}),
   };
 }
 
-export const create: Command = {
-  summary: 'Create an API key; it is printed once and never shown again',
-  usage:
-    'colony keys create --name <name> [--scopes offices:read,offices:write] [--offices <id,…>] [--expires-in-days <n>] [--endpoint <url>] [--json]',
-  async run(args, io) {
-    const input = createKeyInput(args.flags);
-    if (typeof input === 'string') {
-      io.err(`colony: ${input}\nusage: ${create.usage}`);
-      return 64;
-    }
-    const endpoint = flagValue(args.flags.endpoint);
-    const created = await loginClientFrom(io.env, endpoint ? { endpoint } : {}).createKey(input);
-    io.err(
-      `Created ${created.id} (${created.name}; scopes ${created.scopes.join(' ')}; ` +
-        `offices ${created.offices?.join(' ') ?? 'all of yours'}; expires ${created.expiresAt ?? 'never'}).`,
-    );
-    io.err('Store the key now: it is not shown again. Use it as COLONY_API_KEY or a bearer token.');
-    io.out(args.flags.json ? JSON.stringify(created, null, 2) : created.key);
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const client = await clientFor(ctx);
+  const created = await client.createKey(createKeyInput(ctx.flags));
+  ctx.io.err(
+    `Created ${created.id} (${created.name}; scopes ${created.scopes.join(' ')}; ` +
+      `offices ${created.offices?.join(' ') ?? 'all of yours'}; expires ${created.expiresAt ?? 'never'}).`,
+  );
+  ctx.io.err('Store the key now: it is not shown again. Use it as COLONY_API_KEY or a bearer token.');
+  if (ctx.json) printJson(ctx.io, created);
+  else ctx.io.out(created.key);
+  return 0;
 };

@@ -1,20 +1,12 @@
-// `colony keys revoke <id>`: the key fails at once.
-import type { Command } from '../../args.ts';
-import { flagValue } from '../../args.ts';
-import { loginClientFrom } from '../../client-from-env.ts';
+// `colony keys revoke <key_id>`: the key fails at once.
+import { clientFor } from '../../client-from-env.ts';
+import { printRecord } from '../../output.ts';
+import type { Handler } from '../../spec.ts';
 
-export const revoke: Command = {
-  summary: 'Revoke an API key (it fails at once)',
-  usage: 'colony keys revoke <key_id> [--endpoint <url>]',
-  async run(args, io) {
-    const id = args.positionals[0];
-    if (!id || args.positionals.length > 1) {
-      io.err(`usage: ${revoke.usage}`);
-      return 64;
-    }
-    const endpoint = flagValue(args.flags.endpoint);
-    await loginClientFrom(io.env, endpoint ? { endpoint } : {}).revokeKey(id);
-    io.out(`Revoked ${id}`);
-    return 0;
-  },
+export const run: Handler = async (ctx) => {
+  const id = ctx.args[0] as string;
+  const client = await clientFor(ctx);
+  await client.revokeKey(id);
+  printRecord(ctx, { id, revoked: true }, () => [`Revoked ${id}`]);
+  return 0;
 };

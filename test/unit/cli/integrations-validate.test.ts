@@ -109,7 +109,7 @@ describe('colony integrations validate', () => {
     let status = 0;
     let stderr = '';
     try {
-      execFileSync(process.execPath, ['cli/colony.ts', 'integrations', 'validate', dir], {
+      execFileSync(process.execPath, ['cli/colony.js', 'integrations', 'validate', dir], {
         encoding: 'utf8',
         stdio: 'pipe',
       });
@@ -121,9 +121,12 @@ describe('colony integrations validate', () => {
     expect(stderr).toContain('acme/manifest.yaml: wizard:');
   });
 
-  it('prints usage and exits 64 for an unknown command', async () => {
+  it('exits 2 naming an unknown command and the group help to read', async () => {
     const r = await run('integrations', 'frobnicate');
-    expect(r.code).toBe(64);
-    expect(r.err).toContain('colony integrations validate');
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      'colony: unknown command "frobnicate" for "colony integrations"\nhint: run `colony integrations --help` for usage',
+    );
+    expect((await run('integrations', '--help')).out).toContain('validate');
   });
 });
