@@ -54,6 +54,8 @@ function startCheckpointer(file: string): { stop(): Promise<void> } {
   worker.unref();
   return {
     async stop() {
+      // Unreferenced while it works, so it never keeps a process alive; waited for here, so it must be.
+      worker.ref();
       worker.postMessage('close');
       await exited;
     },
