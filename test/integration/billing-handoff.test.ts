@@ -2,13 +2,11 @@
 // forged and foreign hand-offs, bad forms, early and repeated returns, and many returns at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
-import { InjectBrowser } from '../support/browser.ts';
+import { InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 import { subscriptionOf } from '../support/subscriptions.ts';
-
-let people = 0;
 
 describe.each(storageTargets)('billing hand-off on $name', (t) => {
   let s: TestServer;
@@ -34,15 +32,7 @@ describe.each(storageTargets)('billing hand-off on $name', (t) => {
     return id;
   }
 
-  async function owner(): Promise<{ browser: InjectBrowser; accountId: string }> {
-    const browser = new InjectBrowser(s.app);
-    const email = `owner-${++people}-${Date.now()}@example.com`;
-    const res = await browser.signUp({ name: 'Owner', email, password: 'correct horse battery' });
-    expect(res.statusCode, res.body).toBe(303);
-    const account = await storage.identity.accounts.byEmail(email);
-    if (!account) throw new Error('sign-up made no account');
-    return { browser, accountId: account.id };
-  }
+  const owner = () => signedUpOwner(s.app, storage.identity.accounts);
 
   /** Starts paying: the page, then the form; answers the test processor's reference. */
   async function startPaying(browser: InjectBrowser, id: string): Promise<string> {

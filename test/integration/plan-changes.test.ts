@@ -3,13 +3,11 @@
 // started side by side never leave two subscriptions. The built-in test processor, SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
-import { InjectBrowser } from '../support/browser.ts';
+import { type InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { textOf } from '../support/http-browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-
-let people = 0;
 
 describe.each(storageTargets)('plan changes on $name', (t) => {
   let s: TestServer;
@@ -38,16 +36,7 @@ describe.each(storageTargets)('plan changes on $name', (t) => {
     return id;
   }
 
-  async function owner(): Promise<{ browser: InjectBrowser; accountId: string }> {
-    const browser = new InjectBrowser(s.app);
-    const email = `changer-${++people}-${Date.now()}@example.com`;
-    expect(
-      (await browser.signUp({ name: 'Owner', email, password: 'correct horse battery' })).statusCode,
-    ).toBe(303);
-    const account = await storage.identity.accounts.byEmail(email);
-    if (!account) throw new Error('sign-up made no account');
-    return { browser, accountId: account.id };
-  }
+  const owner = () => signedUpOwner(s.app, storage.identity.accounts);
 
   /** Through the hosted page and the test processor's form; answers the return's status. */
   async function buyAtProcessor(browser: InjectBrowser, id: string): Promise<number> {

@@ -56,3 +56,19 @@ export class InjectBrowser {
     return this.submit('/signup', { ...account, ...(returnTo ? { return_to: returnTo } : {}) });
   }
 }
+
+let owners = 0;
+
+/** A browser signed up as a new account (an owner about to buy), and that account's id. */
+export async function signedUpOwner(
+  app: FastifyInstance,
+  accounts: { byEmail(email: string): Promise<{ id: string } | undefined> },
+): Promise<{ browser: InjectBrowser; accountId: string }> {
+  const browser = new InjectBrowser(app);
+  const email = `owner-${++owners}-${Date.now()}@example.com`;
+  const res = await browser.signUp({ name: 'Owner', email, password: 'correct horse battery' });
+  if (res.statusCode !== 303) throw new Error(`sign-up answered ${res.statusCode}: ${res.body}`);
+  const account = await accounts.byEmail(email);
+  if (!account) throw new Error('sign-up made no account');
+  return { browser, accountId: account.id };
+}
