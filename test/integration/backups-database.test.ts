@@ -17,7 +17,7 @@ import {
 } from '../support/backups-office.ts';
 import { eventually } from '../support/eventually.ts';
 import type { TestServer } from '../support/server.ts';
-import { postgresUrl } from '../support/storage-targets.ts';
+import { postgresUrl, withPostgresAdmin } from '../support/storage-targets.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
 type Body = Record<string, any>;
@@ -27,15 +27,7 @@ let db: pg.Client;
 let database: string;
 const auth = bearer(BOOTSTRAP);
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: postgresUrl() });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+const admin = withPostgresAdmin;
 
 const SCHEMA = `
   CREATE SCHEMA integ_notes;

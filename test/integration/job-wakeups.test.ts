@@ -2,14 +2,13 @@
 // enqueued in its process, on PostgreSQL by one another replica enqueued (LISTEN/NOTIFY), and when
 // the earliest pending job falls due. Every runner here polls once in ten minutes, so only a
 // wake-up can finish a job within the test.
-import pg from 'pg';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openStorage, type Storage } from '../../api/app-storage.ts';
 import { type JobHandler, JobRunner } from '../../api/domain/jobs/job-runner.ts';
 import { eventually } from '../support/eventually.ts';
-import { postgresTarget, postgresUrl, storageTargets } from '../support/storage-targets.ts';
+import { postgresTarget, storageTargets, withPostgresAdmin } from '../support/storage-targets.ts';
 
 const TEN_MINUTES = 600_000;
 const cleanups: (() => Promise<void>)[] = [];
@@ -103,15 +102,7 @@ describe('job wake-ups across replicas (PostgreSQL)', () => {
   });
 });
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: postgresUrl() });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+const admin = withPostgresAdmin;
 
 /** Backend pids of the connections listening for jobs. */
 const listeners = () =>

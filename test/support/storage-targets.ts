@@ -17,6 +17,17 @@ export function postgresUrl(): string {
   return url;
 }
 
+/** Runs `fn` on a connection of its own to the test PostgreSQL server, closed afterwards. */
+export async function withPostgresAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: postgresUrl() });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 export const sqliteTarget: DisposableTarget = {
   name: 'sqlite',
   async create() {
