@@ -11,6 +11,7 @@ import './office/routes/tasks.ts';
 import './integrations/plugin.ts';
 import type { AppServices } from './app-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
+import { accountPlanSection } from './commerce/billing/account-plan.ts';
 import { commercePlugin } from './commerce/plugin.ts';
 import { commerceSurfaces } from './commerce-surfaces.ts';
 import { connectRoutes } from './connect/routes.ts';
@@ -77,7 +78,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
   const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
-    mount(identityPages, { config, prices, identity }),
+    mount(identityPages, { config, prices, identity, planSection: accountPlanSection(storage) }),
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
     apiV1(s, [

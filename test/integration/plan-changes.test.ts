@@ -119,10 +119,21 @@ describe.each(storageTargets)('plan changes on $name', (t) => {
     const ids = (await storage.orders.ofAccount(accountId)).map((o) => o.id);
     expect(new Set(ids).size).toBe(3);
     expect(ids).toContain(firstOrder.id);
+
+    // The account page shows the one plan and every order, the first one included.
+    const account = await browser.get('/account');
+    expect(textOf(account.body, 'plan')).toMatch(/^pro \(monthly\):/);
+    expect(textOf(account.body, 'plan-status')).toMatch(/^free trial until \d{4}-\d{2}-\d{2}$/);
+    for (const id of ids) expect(account.body).toContain(`<code>${id}</code>`);
+    expect(account.body).toContain('Changed from starter (monthly) to pro (annual)');
+    expect(account.body).toContain('Bought starter (monthly)');
   });
 
   it('offers the free trial once per account, not once per purchase', async () => {
     const { browser, accountId } = await owner();
+    const before = await browser.get('/account');
+    expect(textOf(before.body, 'plan')).toMatch(/^No plan yet\./);
+    expect(before.body).not.toContain('id="orders"');
     expect(await buyAtProcessor(browser, await handedOff('plan_starter_monthly'))).toBe(303);
     const first = await storage.subscriptions.ofAccount(accountId);
     expect(first?.trialEnd).not.toBeNull();
@@ -140,6 +151,7 @@ describe.each(storageTargets)('plan changes on $name', (t) => {
       trialEnd: null,
     });
     expect((await orderOf(again)).id).toMatch(/^ord_/);
+    expect(textOf((await browser.get('/account')).body, 'plan-status')).toBe('active');
   });
 
   it('cancels a second hosted payment finished while the first made a subscription', async () => {

@@ -13,6 +13,8 @@ export interface AccountView {
   offices: OfficeMember[];
   keys: ApiKeyRecord[];
   apps: ConnectedApp[];
+  /** HTML another domain renders for this account (its plan and orders), placed as it comes. */
+  planSection?: string;
   csrf: string;
   keyPrefix: string;
   keyErrors?: FieldErrors;
@@ -103,6 +105,7 @@ export function renderAccountPage(v: AccountView): string {
   <dt>Account id</dt><dd><code id="account-id">${escapeHtml(a.id)}</code></dd>
   <dt>Member since</dt><dd>${day(a.createdAt)}</dd>
 </dl>
+${v.planSection ?? ''}
 <h2>Offices</h2>
 ${officesSection(v.offices)}
 <h2>API keys</h2>

@@ -17,7 +17,7 @@ const hidden = { schema: { hide: true } };
 
 export function accountRoutes(
   app: FastifyInstance,
-  opts: { config: Config; identity: IdentityServices },
+  opts: { config: Config; identity: IdentityServices; planSection?: (accountId: string) => Promise<string> },
 ): void {
   const { config, identity } = opts;
 
@@ -28,10 +28,11 @@ export function accountRoutes(
     status = 200,
     keyErrors?: FieldErrors,
   ) => {
-    const [offices, keys, apps] = await Promise.all([
+    const [offices, keys, apps, plan] = await Promise.all([
       identity.officeMembers.ofAccount(account.id),
       identity.apiKeys.list(account.id),
       identity.connectedApps.list(account.id),
+      opts.planSection?.(account.id) ?? '',
     ]);
     return html(
       reply,
@@ -41,6 +42,7 @@ export function accountRoutes(
         offices,
         keys,
         apps,
+        planSection: plan,
         csrf: csrfToken(request, reply),
         keyPrefix: apiKeyPrefix(config.environment),
         ...(keyErrors ? { keyErrors } : {}),

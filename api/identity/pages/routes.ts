@@ -63,6 +63,8 @@ export interface IdentityPagesOptions {
   /** The sign-up page shows the plans. */
   prices: PriceList;
   identity: IdentityServices;
+  /** The plan section of /account, rendered by the commerce domain (HTML); none without it. */
+  planSection?: (accountId: string) => Promise<string>;
 }
 
 export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {
