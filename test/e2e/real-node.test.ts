@@ -93,10 +93,18 @@ describe.skipIf(colonyMode === 'local' || !image)('the node runs real pods (need
   });
 
   it('resolves Services by name and routes them through kube-proxy', async () => {
-    expect(await fetchFromPod(ref('client'), `http://server.${namespace}.svc/`)).toMatchObject({
-      status: 200,
-      body: 'server',
-    });
+    // A new Service reaches kube-proxy through its EndpointSlice, asynchronously: until kube-proxy has
+    // written its rules the ClusterIP is unreachable (EHOSTUNREACH), as for any client of the cluster.
+    const byName = await eventually(
+      'kube-proxy routes the new Service',
+      async () => {
+        const answer = await fetchFromPod(ref('client'), `http://server.${namespace}.svc/`);
+        if (answer.status === undefined) throw new Error(`no answer: ${JSON.stringify(answer)}`);
+        return answer;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(byName).toMatchObject({ status: 200, body: 'server' });
     // The short name, through the pod's DNS search path.
     expect(await fetchFromPod(ref('client'), 'http://server/')).toMatchObject({
       status: 200,
