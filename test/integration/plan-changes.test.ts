@@ -2,29 +2,22 @@
 // plan, with every order id still readable; the free trial is one per account; and two hosted payments
 // started side by side never leave two subscriptions. The built-in test processor, SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../api/app-storage.ts';
+import type { Storage } from '../../api/app-storage.ts';
 import { type InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { textOf } from '../support/http-browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServerOn, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
 
 describe.each(storageTargets)('plan changes on $name', (t) => {
   let s: TestServer;
   let storage: Storage;
-  let dispose: () => Promise<void>;
 
   beforeAll(async () => {
-    const made = await t.create();
-    dispose = made.dispose;
-    storage = await openStorage(made.target);
-    s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
+    s = await startTestServerOn(t, { COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { runJobs: false });
+    storage = s.app.colony.storage;
   });
-  afterAll(async () => {
-    await s.close();
-    await storage.close();
-    await dispose();
-  });
+  afterAll(() => s.close());
 
   /** An agent's checkout for these catalog items, handed to the owner. */
   async function handedOff(...items: string[]): Promise<string> {
