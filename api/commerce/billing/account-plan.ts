@@ -3,17 +3,18 @@
 
 import type { Storage } from '../../app-storage.ts';
 import { escapeHtml } from '../../shared/html.ts';
+import { isoDate } from '../checkout-terms.ts';
 import type { OrderRecord } from '../orders-repo.ts';
 import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const planName = (p: { plan: string; interval: string }) =>
+/** A plan as owners read it: "pro (annual)", escaped for HTML. */
+export const planName = (p: { plan: string; interval: string }) =>
   `${escapeHtml(p.plan)} (${p.interval === 'year' ? 'annual' : 'monthly'})`;
 
 function standing(s: SubscriptionRecord): string {
   switch (s.status) {
     case 'trialing':
-      return s.trialEnd ? `free trial until ${day(s.trialEnd)}` : 'free trial';
+      return s.trialEnd ? `free trial until ${isoDate(s.trialEnd)}` : 'free trial';
     case 'active':
       return 'active';
     case 'past_due':
@@ -29,7 +30,7 @@ function standing(s: SubscriptionRecord): string {
 
 function orderLine(o: OrderRecord): string {
   const what = o.from ? `Changed from ${planName(o.from)} to ${planName(o)}` : `Bought ${planName(o)}`;
-  return `<tr><td><code>${escapeHtml(o.id)}</code></td><td>${day(o.createdAt)}</td><td>${what}</td></tr>`;
+  return `<tr><td><code>${escapeHtml(o.id)}</code></td><td>${isoDate(o.createdAt)}</td><td>${what}</td></tr>`;
 }
 
 export function renderPlanSection(s: SubscriptionRecord | undefined, orders: readonly OrderRecord[]): string {

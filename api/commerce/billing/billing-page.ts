@@ -5,6 +5,7 @@ import type { CheckoutSession } from '../checkout-session.ts';
 import { dollars, firstChargeAt, isoDate } from '../checkout-terms.ts';
 import type { OrderRecord } from '../orders-repo.ts';
 import { type SubscriptionRecord, SubscriptionsRepo } from '../subscriptions-repo.ts';
+import { planName } from './account-plan.ts';
 
 export interface BillingView {
   session: CheckoutSession;
@@ -50,9 +51,6 @@ ${rows}
 <tr class="total"><td>Total after the trial (plus tax)</td><td class="amount" id="total">${dollars(s.cart.total)}${every}</td></tr>
 </tbody></table>`;
 }
-
-const planName = (p: { plan: string; interval: string }) =>
-  `${escapeHtml(p.plan)} (${p.interval === 'year' ? 'annual' : 'monthly'})`;
 
 /** An account with a live plan changes it: said before the owner confirms, as Stripe's portal does. */
 function changePanel(v: BillingView, current: SubscriptionRecord): string {
