@@ -74,7 +74,7 @@ function officeManager(s: AppServices): Mount[] {
 /** What the main listener (PORT) serves, after its health routes' readiness flag is known. */
 export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mount[] {
   const { config, storage, prices, identity, verifiers, registry, now } = s;
-  const { catalog, probes, jobHandlers, jobRunner, apiLimiter, batchSecret, metrics } = s;
+  const { catalog, probes, jobHandlers, apiLimiter, batchSecret, metrics } = s;
   const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
@@ -88,7 +88,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
         mounts: [
           mount(publicApiPlugin, {
             ...{ config, storage, prices, catalog, probes, now },
-            ...{ jobHandlers, jobRunner, apiLimiter, batchSecret, metrics, verifiers, identity },
+            ...{ jobHandlers, apiLimiter, batchSecret, metrics, verifiers, identity },
           }),
           mount(integrationsPlugin, { config, registry }, '/integrations'),
           mount(apiKeyRoutes, { config, verifiers, identity }),
@@ -98,7 +98,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     ]),
     mount(
       backupsPlugin,
-      { config, verifiers, storage, backups: s.backups, jobRunner, now, rateLimit: apiBudget(s) },
+      { config, verifiers, storage, backups: s.backups, now, rateLimit: apiBudget(s) },
       '/api/snapshots',
     ),
     mount(browserAccessScope, {

@@ -16,7 +16,7 @@ const ALL_PARTS = ['resources', 'database', 'volumes'] as const;
 
 export function registerRestoreRoutes(fastify: FastifyInstance, services: BackupsOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, storage, backups, jobRunner, now } = services;
+  const { config, storage, backups, now } = services;
 
   app.post(
     '/:id/restore',
@@ -73,7 +73,6 @@ export function registerRestoreRoutes(fastify: FastifyInstance, services: Backup
         reply.header('idempotency-replayed', 'true');
       } else {
         await backups.enqueueRestore(restore);
-        jobRunner.poke();
       }
       return reply
         .code(202)

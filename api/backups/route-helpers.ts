@@ -2,7 +2,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
-import type { JobRunner } from '../domain/jobs/job-runner.ts';
+
 import { requireOffice } from '../shared/authenticate.ts';
 import type { CredentialVerifier, Principal } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
@@ -16,7 +16,6 @@ export interface BackupsOptions {
   verifiers: CredentialVerifier[];
   storage: Storage;
   backups: BackupServices;
-  jobRunner: JobRunner;
   now: () => number;
   /** The /api/v1 request budget, which /api/snapshots shares. */
   rateLimit: onRequestHookHandler;

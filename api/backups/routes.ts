@@ -32,7 +32,7 @@ import {
 
 export async function backupsPlugin(fastify: FastifyInstance, opts: BackupsOptions): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, storage, backups, jobRunner, now } = opts;
+  const { config, storage, backups, now } = opts;
   useJsonApi(fastify, { baseUrl: config.baseUrl, rateLimit: opts.rateLimit, verifiers: opts.verifiers });
   fastify.addHook('onRequest', backupsAuthHook({ baseUrl: config.baseUrl, verifiers: opts.verifiers }));
 
@@ -115,7 +115,6 @@ export async function backupsPlugin(fastify: FastifyInstance, opts: BackupsOptio
         reply.header('idempotency-replayed', 'true');
       } else {
         await backups.enqueueSnapshot(snapshot);
-        jobRunner.poke();
       }
       const current = (await storage.snapshots.get(snapshot.id)) ?? snapshot;
       return reply

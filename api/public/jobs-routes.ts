@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
-import type { JobHandler, JobRunner } from '../domain/jobs/job-runner.ts';
+import type { JobHandler } from '../domain/jobs/job-runner.ts';
 import { requestHash } from '../shared/canonical-json.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { jobUrl, presentJob } from './presenters.ts';
@@ -17,13 +17,12 @@ export interface JobRoutesOptions {
   config: Config;
   storage: Storage;
   jobHandlers: Record<string, JobHandler<never>>;
-  jobRunner: JobRunner;
   now: () => number;
 }
 
 export function registerJobRoutes(fastify: FastifyInstance, opts: JobRoutesOptions): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { storage, jobHandlers, jobRunner, config, now } = opts;
+  const { storage, jobHandlers, config, now } = opts;
 
   app.post(
     '/jobs',
@@ -75,8 +74,6 @@ export function registerJobRoutes(fastify: FastifyInstance, opts: JobRoutesOptio
           );
         }
         reply.header('idempotency-replayed', 'true');
-      } else {
-        jobRunner.poke();
       }
       return reply
         .code(202)
