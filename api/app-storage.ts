@@ -16,7 +16,7 @@ import { domainMigrations } from './domain/migrations.ts';
 import { SkillsRepo } from './domain/skills/skills-repo.ts';
 import { IdentityRepos } from './identity/identity-repos.ts';
 import { identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
-import { memoryMigrations } from './memory/migrations.ts';
+import { memoryIndexScopeMigration, memoryMigrations } from './memory/migrations.ts';
 import { officeMigrations } from './office/migrations.ts';
 import { TasksRepo } from './office/tasks-repo.ts';
 import { RateLimitCountersRepo } from './shared/rate-limit/rate-limit-counters-repo.ts';
@@ -57,6 +57,7 @@ export const migrations: readonly Migration[] = [
   ...keyRevealMigrations, // 204
   ordersMigration, // 102
   subscriptionSyncMigration, // 103
+  memoryIndexScopeMigration, // 205
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */

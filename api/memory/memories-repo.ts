@@ -2,6 +2,13 @@
 
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
 import { fts5Expression, prunedExpressions, tsqueryExpression } from './query-terms.ts';
+import {
+  frequentTermsSqlite,
+  INDEX_MEMORY_SQL,
+  SEARCH_SQL,
+  scopedMatch,
+  UNINDEX_MEMORY_SQL,
+} from './sqlite-fts.ts';
 
 export type MemoryKind = 'fact' | 'document' | 'conversation';
 
@@ -113,11 +120,7 @@ export class MemoriesRepo {
       `${INSERT} VALUES ${placeholders(9, 1)} RETURNING seq`,
       rowParams(m),
     );
-    await tx.query('INSERT INTO memories_fts (rowid, content, source) VALUES ($1, $2, $3)', [
-      Number(row?.seq),
-      m.content,
-      m.source ?? '',
-    ]);
+    await tx.query(INDEX_MEMORY_SQL, [Number(row?.seq)]);
   }
 
   /**
@@ -147,35 +150,28 @@ export class MemoriesRepo {
              ORDER BY score DESC, m.created_at DESC LIMIT $3`,
             [accountId, expressions.tsqueryFilter, limit, expressions.tsqueryRank],
           )
-        : await this.db.query<Row>(
-            `SELECT ${COLUMNS}, -bm25(memories_fts, 1.0, 0.4) AS score
-             FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-             WHERE memories_fts MATCH $2 AND m.account_id = $1
-             ORDER BY score DESC, m.created_at DESC LIMIT $3`,
-            [accountId, expressions.fts5, limit],
-          );
+        : await this.db.query<Row>(SEARCH_SQL(COLUMNS), [
+            accountId,
+            scopedMatch(accountId, expressions.fts5),
+            limit,
+          ]);
     return rows.map((r) => ({ memory: toRecord(r), score: Number(r.score) }));
   }
 
   /** Terms more than FREQUENT_MATCHES of the account's memories hold; each check stops there. */
   private async frequentTerms(accountId: string, terms: readonly string[]): Promise<Set<string>> {
-    const frequent = new Set<string>();
-    for (const term of terms) {
-      const [row] =
-        this.db.dialect === 'postgres'
-          ? await this.db.query(
-              `SELECT 1 FROM memories m WHERE m.account_id = $1 AND m.search @@ to_tsquery('english', $2)
-               OFFSET $3 LIMIT 1`,
-              [accountId, term, FREQUENT_MATCHES],
-            )
-          : await this.db.query(
-              `SELECT 1 FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-               WHERE memories_fts MATCH $2 AND m.account_id = $1 LIMIT 1 OFFSET $3`,
-              [accountId, fts5Expression([term], 'any'), FREQUENT_MATCHES],
-            );
-      if (row) frequent.add(term);
-    }
-    return frequent;
+    if (this.db.dialect === 'sqlite') return frequentTermsSqlite(this.db, accountId, terms, FREQUENT_MATCHES);
+    // One round trip for every term: an EXISTS per term, each stopping at the threshold's row.
+    const probes = terms.map(
+      (_, i) => `EXISTS (SELECT 1 FROM memories m WHERE m.account_id = $1
+         AND m.search @@ to_tsquery('english', $${i + 3}) OFFSET $2 LIMIT 1) AS t${i}`,
+    );
+    const [row] = await this.db.query<Record<string, boolean>>(`SELECT ${probes.join(', ')}`, [
+      accountId,
+      FREQUENT_MATCHES,
+      ...terms,
+    ]);
+    return new Set(terms.filter((_, i) => row?.[`t${i}`] === true));
   }
 
   async get(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
@@ -204,10 +200,7 @@ export class MemoriesRepo {
         [accountId, ...ids],
       );
       for (const r of rows) {
-        await tx.query(
-          `INSERT INTO memories_fts (memories_fts, rowid, content, source) VALUES ('delete', $1, $2, $3)`,
-          [Number(r.seq), r.content, r.source ?? ''],
-        );
+        await tx.query(UNINDEX_MEMORY_SQL, [Number(r.seq)]);
         await tx.query('DELETE FROM memories WHERE seq = $1', [Number(r.seq)]);
       }
       return rows.map(toRecord);

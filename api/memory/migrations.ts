@@ -52,3 +52,22 @@ export const memoryMigrations: readonly Migration[] = [
     },
   },
 ];
+
+/** Appended after every older migration (app-storage.ts keeps the replay order). */
+export const memoryIndexScopeMigration: Migration = {
+  id: 205,
+  name: 'memories full-text index scoped by account',
+  // The index gains the account's token (sqlite-fts.ts) so a search walks one account's entries;
+  // FTS5 reads an external-content column by name, hence the generated column of the same name.
+  // PostgreSQL already filters by account before ranking.
+  sql: {
+    sqlite: `
+        ALTER TABLE memories ADD COLUMN fts_owner TEXT GENERATED ALWAYS AS ('own' || replace(account_id, '_', '') || '0') VIRTUAL;
+        DROP TABLE memories_fts;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+          content, source, fts_owner, content='memories', content_rowid='seq', tokenize='porter unicode61'
+        );
+        INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')`,
+    postgres: '',
+  },
+};
