@@ -25,14 +25,20 @@ export const SEARCH_SQL = (columns: string) =>
    WHERE memories_fts MATCH $2 AND m.account_id = $1
    ORDER BY score DESC, m.created_at DESC LIMIT $3`;
 
-/** Which terms more than `threshold` of the account's memories hold, in one statement for all. */
+/** Which terms more than `threshold` of the account's memories hold. */
 export async function frequentTermsSqlite(
   db: SqlExecutor,
   accountId: string,
   terms: readonly string[],
   threshold: number,
 ): Promise<Set<string>> {
-  // One scalar subquery per term; each stops at the threshold's row.
+  // An account holding no more memories than that has no frequent term: one index probe tells, and
+  // most accounts stop there. Otherwise one scalar subquery per term, each stopping at that row.
+  const [size] = await db.query<{ big: number }>(
+    'SELECT EXISTS (SELECT 1 FROM memories WHERE account_id = $1 LIMIT 1 OFFSET $2) AS big',
+    [accountId, threshold],
+  );
+  if (Number(size?.big) !== 1) return new Set();
   const probes = terms.map(
     (_, i) =>
       `EXISTS (SELECT 1 FROM memories_fts WHERE memories_fts MATCH $${i + 2} LIMIT 1 OFFSET $1) AS t${i}`,
