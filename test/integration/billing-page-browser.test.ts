@@ -108,7 +108,11 @@ describe('hosted billing page', () => {
 
     const after = await agent('GET', `/checkout_sessions/${id}`);
     expect(after.body.status).toBe('completed');
-    expect(after.body.order).toMatchObject({ checkout_session_id: id, permalink_url: `${base}/account` });
+    const order = after.body.order as { id: string };
+    expect(after.body.order).toMatchObject({
+      checkout_session_id: id,
+      permalink_url: `${base}/account/orders/${order.id}`,
+    });
 
     const account = await s.app.colony.storage.identity.accounts.byEmail('grace@example.com');
     if (!account) throw new Error('sign-up did not create the account');
