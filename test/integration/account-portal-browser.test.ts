@@ -48,10 +48,10 @@ async function agent(method: string, path: string, body?: unknown) {
 
 /** The page is no wider than the phone, and each of these controls lies fully within its width. */
 async function fitsThePhone(page: Page, controls: string[]): Promise<void> {
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    inner: window.innerWidth,
-  }));
+  // A string, as the project's types have no DOM: run in the page, it compares the two widths.
+  const widths = (await page.evaluate(
+    '({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })',
+  )) as { scroll: number; inner: number };
   expect(widths.scroll, 'the page scrolls sideways').toBeLessThanOrEqual(widths.inner);
   for (const selector of controls) {
     const box = await page.locator(selector).boundingBox();
