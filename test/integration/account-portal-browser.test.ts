@@ -1,50 +1,20 @@
 // The plan page on a 375 px phone in headless Debian Chromium (playwright-core): the owner follows an
 // order's permalink signed out, signs in and lands on it; nothing scrolls sideways on the plan page or
 // the cancel confirmation, every action is on screen and works: change plan, cancel, keep the plan.
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestServer, type TestServer } from '../support/server.ts';
+import { type BrowserTest, startBrowserTest } from '../support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PHONE = { width: 375, height: 740 };
 
-let s: TestServer;
-let browser: Browser;
-let base: string;
-
+let t: BrowserTest;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (make test does)`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  s = await startTestServer({ COLONY_BASE_URL: base, COLONY_ENVIRONMENT: 'sandbox' });
-  await s.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  t = await startBrowserTest();
 });
+afterAll(() => t?.close());
 
-afterAll(async () => {
-  await browser?.close();
-  await s?.close();
-});
-
-async function agent(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'api-version': '2026-04-17' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return (await res.json()) as Record<string, unknown>;
-}
+const agent = async (method: string, path: string, body?: unknown) =>
+  (await t.agent(method, path, body)).body;
 
 /** The page is no wider than the phone, and each of these controls lies fully within its width. */
 async function fitsThePhone(page: Page, controls: string[]): Promise<void> {
@@ -63,6 +33,7 @@ async function fitsThePhone(page: Page, controls: string[]): Promise<void> {
 
 describe('the plan page at 375 px', () => {
   it('lands from the permalink after sign-in and keeps every action reachable without sideways scrolling', async () => {
+    const { browser, base, server } = t;
     const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     const page = await context.newPage();
 
@@ -102,7 +73,7 @@ describe('the plan page at 375 px', () => {
     expect(await page.locator('#order-focus').innerText()).toContain(order.id);
     expect(await page.locator('#portal-plan').innerText()).toBe('pro (monthly)');
     await fitsThePhone(page, ['#change-item', '#review-change', '#cancel', `#order-${order.id} a`]);
-    await page.screenshot({ path: `${s.dataDir}/plan-page-375.png`, fullPage: true });
+    await page.screenshot({ path: `${server.dataDir}/plan-page-375.png`, fullPage: true });
 
     // Cancel: a confirmation that fits too, then the end date and the way back.
     await page.click('#cancel');
