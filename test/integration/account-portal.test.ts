@@ -8,7 +8,7 @@ import { InjectBrowser } from '../support/browser.ts';
 import { acp, planLine } from '../support/checkout.ts';
 import { textOf } from '../support/http-browser.ts';
 import { startTestServerOn, TEST_BASE_URL, type TestServer } from '../support/server.ts';
-import { storageTargets } from '../support/storage-targets.ts';
+import { sqliteTarget, storageTargets } from '../support/storage-targets.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse battery';
@@ -212,5 +212,27 @@ describe.each(storageTargets)('the plan page on $name', (t) => {
     const res = await browser.submit('/account/plan/portal', { flow: 'cancel' });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/account/plan');
+  });
+});
+
+describe('plan changes started from the plan page', () => {
+  it('count against the checkout budget, per account', async () => {
+    const s = await startTestServerOn(sqliteTarget, {
+      COLONY_CHECKOUT_RATE_LIMIT: '2',
+    });
+    try {
+      const browser = new InjectBrowser(s.app);
+      await browser.signUp({ name: 'Quick', email: 'quick@example.com', password: PASSWORD });
+      await browser.get('/account/plan');
+      for (let i = 0; i < 2; i++)
+        expect((await browser.submit('/account/plan/change', { item: 'plan_pro_monthly' })).statusCode).toBe(
+          303,
+        );
+      const refused = await browser.submit('/account/plan/change', { item: 'plan_pro_monthly' });
+      expect(refused.statusCode).toBe(429);
+      expect(textOf(refused.body, 'notice')).toMatch(/^Too many plan changes started\. Wait \d+ seconds/);
+    } finally {
+      await s.close();
+    }
   });
 });

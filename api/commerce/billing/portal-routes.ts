@@ -87,6 +87,12 @@ export async function accountPortal(app: FastifyInstance, opts: PortalDeps): Pro
     });
     const problem = 'cart' in priced ? priced.cart.problems[0]?.message : 'Choose one of the plans.';
     if (problem) return show(request, reply, account, { notice: problem, status: 400 });
+    // Each form post opens a checkout: the agents' checkout budget, per account, bounds how many.
+    const budget = await commerce.limiter.consume(`account:${account.id}`);
+    if (!budget.allowed) {
+      const notice = `Too many plan changes started. Wait ${budget.resetSeconds} seconds and try again.`;
+      return show(request, reply, account, { notice, status: 429 });
+    }
     const buyer = { email: account.email, fullName: account.name };
     const created = await checkout.create('acp', items, buyer, () => ({
       statusCode: 201,
