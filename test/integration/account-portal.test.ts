@@ -91,6 +91,12 @@ describe.each(storageTargets)('the plan page on $name', (t) => {
     expect(theirs.body).toBe(missing.body);
     expect(theirs.body).not.toContain(order.id);
     expect(theirs.body).not.toContain('pro (monthly)');
+
+    // Orders finished before orders had ids are named by their subscription: those land too, for the owner.
+    const account = await storage.identity.accounts.byEmail(email);
+    const legacy = `/account/orders/${(await storage.subscriptions.ofAccount(account?.id ?? ''))?.id}`;
+    expect((await visitor.get(legacy)).statusCode).toBe(200);
+    expect((await stranger.get(legacy)).statusCode).toBe(404);
   });
 
   it('shows the plan, trial end, next charge, payment method and receipts from the processor', async () => {
