@@ -12,6 +12,7 @@ import './integrations/plugin.ts';
 import type { AppServices } from './app-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { accountPlanSection } from './commerce/billing/account-plan.ts';
+import { accountPortal } from './commerce/billing/portal-routes.ts';
 import { commercePlugin } from './commerce/plugin.ts';
 import { commerceSurfaces } from './commerce-surfaces.ts';
 import { connectRoutes } from './connect/routes.ts';
@@ -108,6 +109,8 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     mount(mcpPlugin, { config, verifiers: s.mcpVerifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
     mount(commercePlugin, { ...commerce, pollers: s.pollers }),
+    // The plan page; usage this period joins it through its `usageSection` option.
+    mount(accountPortal, commerce),
   ];
 }
 

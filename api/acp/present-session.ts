@@ -2,7 +2,12 @@
 import { buyerWire } from '../commerce/buyer-input.ts';
 import type { PresentContext } from '../commerce/checkout-adapter.ts';
 import type { PricedLine } from '../commerce/checkout-pricing.ts';
-import { type CheckoutSession, type CheckoutStatus, orderIdOf } from '../commerce/checkout-session.ts';
+import {
+  type CheckoutSession,
+  type CheckoutStatus,
+  orderIdOf,
+  orderPermalink,
+} from '../commerce/checkout-session.ts';
 import { type SessionNote, sessionNotes } from '../commerce/checkout-terms.ts';
 import type {
   AcpBuyer,
@@ -166,7 +171,11 @@ export function presentAcpSession(
   };
   // The 2025-09-29 session object has no order field.
   if (s.order && shape !== 'v1') {
-    body.order = { id: orderIdOf(s.order), checkout_session_id: s.id, permalink_url: ctx.accountUrl };
+    body.order = {
+      id: orderIdOf(s.order),
+      checkout_session_id: s.id,
+      permalink_url: orderPermalink(ctx.accountUrl, s.order),
+    };
   }
   return body;
 }

@@ -68,6 +68,24 @@ export class BillingHandoffsRepo {
     return rows.map(toHandoff);
   }
 
+  /** The account's hand-offs, newest first: the test processor's receipts. */
+  async ofAccount(accountId: string): Promise<BillingHandoff[]> {
+    const rows = await this.db.query<HandoffRow>(
+      'SELECT * FROM billing_handoffs WHERE account_id = $1 ORDER BY created_at DESC, reference',
+      [accountId],
+    );
+    return rows.map(toHandoff);
+  }
+
+  /** Rewrites a hand-off's details and nothing else (the test processor's pending cancel). */
+  async updateData(reference: string, data: Record<string, unknown>, now: number): Promise<void> {
+    await this.db.query('UPDATE billing_handoffs SET data = $2, updated_at = $3 WHERE reference = $1', [
+      reference,
+      writeJson(data),
+      now,
+    ]);
+  }
+
   async complete(reference: string, data: Record<string, unknown>, now: number): Promise<void> {
     await this.db.query(
       `UPDATE billing_handoffs SET status = 'complete', data = $2, updated_at = $3 WHERE reference = $1`,

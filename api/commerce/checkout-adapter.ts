@@ -18,7 +18,7 @@ export interface PresentContext {
   continueUrl: string;
   termsUrl: string;
   privacyUrl: string;
-  /** Where the owner sees what they bought (an order's permalink). */
+  /** The owner's account page; an order's permalink is under it (orderPermalink). */
   accountUrl: string;
   now: number;
   /** COLONY_ENVIRONMENT=sandbox: every session says that nothing is charged and data is disposable. */

@@ -39,6 +39,10 @@ export interface CheckoutOrder {
 /** The id an agent was given for a finished checkout's order. */
 export const orderIdOf = (o: CheckoutOrder): string => o.orderId ?? o.subscriptionId;
 
+/** An order's permalink (`permalink_url`): the owner's plan page, opened on that order. */
+export const orderPermalink = (accountUrl: string, o: CheckoutOrder): string =>
+  `${accountUrl}/orders/${encodeURIComponent(orderIdOf(o))}`;
+
 export interface CheckoutSession {
   id: string;
   protocol: CheckoutProtocol;

@@ -2,7 +2,12 @@
 import { buyerWire } from '../commerce/buyer-input.ts';
 import type { PresentContext } from '../commerce/checkout-adapter.ts';
 import type { PricedLine } from '../commerce/checkout-pricing.ts';
-import { type CheckoutSession, type CheckoutStatus, orderIdOf } from '../commerce/checkout-session.ts';
+import {
+  type CheckoutSession,
+  type CheckoutStatus,
+  orderIdOf,
+  orderPermalink,
+} from '../commerce/checkout-session.ts';
 import { type SessionNote, sessionNotes } from '../commerce/checkout-terms.ts';
 import type {
   UcpCheckout,
@@ -123,6 +128,7 @@ export function presentUcpSession(s: CheckoutSession, n: Negotiated, ctx: UcpCon
     expires_at: new Date(s.expiresAt).toISOString(),
     continue_url: ctx.continueUrl,
   };
-  if (s.order) body.order = { id: orderIdOf(s.order), permalink_url: ctx.accountUrl };
+  if (s.order)
+    body.order = { id: orderIdOf(s.order), permalink_url: orderPermalink(ctx.accountUrl, s.order) };
   return body;
 }

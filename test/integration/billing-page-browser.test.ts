@@ -1,67 +1,26 @@
 // The hosted billing page in headless Debian Chromium (playwright-core): an agent creates and completes
 // a checkout over ACP, the owner opens continue_url, signs up, pays through the built-in test processor
 // and the session becomes completed with the account's subscription recorded.
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type BrowserTest, startBrowserTest } from '../support/chromium.ts';
+import type { TestServer } from '../support/server.ts';
 import { subscriptionOf } from '../support/subscriptions.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const DAY = 24 * 60 * 60 * 1000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
+let t: BrowserTest;
 let s: TestServer;
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (make test does)`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  s = await startTestServer({ COLONY_BASE_URL: base, COLONY_ENVIRONMENT: 'sandbox' });
-  await s.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  t = await startBrowserTest();
+  ({ server: s, browser, base } = t);
 });
+afterAll(() => t?.close());
 
-afterAll(async () => {
-  await browser?.close();
-  await s?.close();
-});
-
-async function agent(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'api-version': '2026-04-17' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const agent = (method: string, path: string, body?: unknown) => t.agent(method, path, body);
 
 describe('hosted billing page', () => {
   it('takes the owner from continue_url through sign-up and the test processor to a recorded subscription', async () => {
@@ -108,7 +67,11 @@ describe('hosted billing page', () => {
 
     const after = await agent('GET', `/checkout_sessions/${id}`);
     expect(after.body.status).toBe('completed');
-    expect(after.body.order).toMatchObject({ checkout_session_id: id, permalink_url: `${base}/account` });
+    const order = after.body.order as { id: string };
+    expect(after.body.order).toMatchObject({
+      checkout_session_id: id,
+      permalink_url: `${base}/account/orders/${order.id}`,
+    });
 
     const account = await s.app.colony.storage.identity.accounts.byEmail('grace@example.com');
     if (!account) throw new Error('sign-up did not create the account');

@@ -12,8 +12,8 @@ export interface StripeCheckoutDesk {
   pay(checkoutSessionId: string): void;
   /** The customer finished it with a delayed method (a bank debit) whose money has not arrived. */
   payLater(checkoutSessionId: string): void;
-  /** The subscription as Stripe would now show it (status, trial end as epoch seconds). */
-  setSubscription(subscriptionId: string, fields: { status: string; trial_end?: number | null }): void;
+  /** The subscription as Stripe would now show it (status, trial end as epoch seconds, any other field). */
+  setSubscription(subscriptionId: string, fields: SubscriptionFields): void;
   /** Fails every retrieve of this subscription with a 500, as an unreachable Stripe would. */
   breakSubscription(subscriptionId: string): void;
   /** How many times each Checkout Session (and subscription) was retrieved from "Stripe". */
@@ -22,6 +22,8 @@ export interface StripeCheckoutDesk {
   readonly requests: string[];
   close(): Promise<void>;
 }
+
+type SubscriptionFields = { status: string; trial_end?: number | null } & Record<string, unknown>;
 
 const DAY = 24 * 60 * 60;
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -63,7 +65,7 @@ export async function startStripeCheckoutDesk(stripeMockUrl: string): Promise<St
   const paidSessions = new Map<string, boolean>();
   const retrieved = new Map<string, number>();
   const requests: string[] = [];
-  const subscriptions = new Map<string, { status: string; trial_end?: number | null } | 'broken'>();
+  const subscriptions = new Map<string, SubscriptionFields | 'broken'>();
 
   /** A retrieve of a subscription the test set: stripe-mock's fixture with the test's state. */
   function subscriptionAnswer(id: string, text: string) {

@@ -1,5 +1,6 @@
 // The plan section of /account: the account's one subscription and every order it made, each order
-// id readable for good. Pure rendering beside the one loader the page calls.
+// id linking to its permalink, and the way to the plan page. Pure rendering beside the one loader the
+// page calls.
 
 import type { Storage } from '../../app-storage.ts';
 import { escapeHtml } from '../../shared/html.ts';
@@ -11,7 +12,11 @@ import type { SubscriptionRecord } from '../subscriptions-repo.ts';
 export const planName = (p: { plan: string; interval: string }) =>
   `${escapeHtml(p.plan)} (${p.interval === 'year' ? 'annual' : 'monthly'})`;
 
-function standing(s: SubscriptionRecord): string {
+/** Where an order id is read for good: its permalink, as the agent was given it. */
+export const orderPath = (orderId: string) => `/account/orders/${encodeURIComponent(orderId)}`;
+
+/** How the subscription stands, in words (not escaped). */
+export function standing(s: Pick<SubscriptionRecord, 'status' | 'trialEnd'>): string {
   switch (s.status) {
     case 'trialing':
       return s.trialEnd ? `free trial until ${isoDate(s.trialEnd)}` : 'free trial';
@@ -30,7 +35,7 @@ function standing(s: SubscriptionRecord): string {
 
 function orderLine(o: OrderRecord): string {
   const what = o.from ? `Changed from ${planName(o.from)} to ${planName(o)}` : `Bought ${planName(o)}`;
-  return `<tr><td><code>${escapeHtml(o.id)}</code></td><td>${isoDate(o.createdAt)}</td><td>${what}</td></tr>`;
+  return `<tr><td><a href="${orderPath(o.id)}"><code>${escapeHtml(o.id)}</code></a></td><td>${isoDate(o.createdAt)}</td><td>${what}</td></tr>`;
 }
 
 export function renderPlanSection(s: SubscriptionRecord | undefined, orders: readonly OrderRecord[]): string {
@@ -43,7 +48,8 @@ export function renderPlanSection(s: SubscriptionRecord | undefined, orders: rea
       : `<table id="orders"><thead><tr><th>Order</th><th>Date</th><th>What</th></tr></thead><tbody>
 ${orders.map(orderLine).join('\n')}
 </tbody></table>`;
-  return `<h2>Plan</h2>\n${plan}\n${table}`;
+  const manage = `<p><a id="manage-plan" href="/account/plan">${s ? 'Manage your plan: next charge, payment method, invoices, change or cancel' : 'Choose a plan'}</a></p>`;
+  return `<h2>Plan</h2>\n${plan}\n${manage}\n${table}`;
 }
 
 /** What /account shows of an account's plan, read from the commerce tables. */

@@ -3,6 +3,11 @@
 // payment details and assess tax; Colony never sees a card number.
 import type { PricedLine } from '../checkout-pricing.ts';
 import type { SubscriptionRecord, SubscriptionStatus } from '../subscriptions-repo.ts';
+import type {
+  DescribedSubscription,
+  PortalFlow,
+  SubscriptionDescription,
+} from './subscription-description.ts';
 
 export interface ProcessorCheckout {
   sessionId: string;
@@ -52,6 +57,13 @@ export interface PaymentProcessor {
   changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription>;
   /** The subscription as the processor holds it now; undefined when it keeps none (the test one). */
   subscriptionState(subscriptionRef: string): Promise<SubscriptionState | undefined>;
+  /** The plan page's view of the subscription: next charge, payment method, receipts and invoices. */
+  describeSubscription(s: DescribedSubscription): Promise<SubscriptionDescription>;
+  /**
+   * A one-time link into the processor's hosted customer portal, which comes back to `returnUrl`;
+   * undefined when the processor has none (the test one: Colony's own cancel stands in).
+   */
+  portalUrl(subscriptionRef: string, returnUrl: string, flow: PortalFlow): Promise<string | undefined>;
 }
 
 export interface SubscriptionState {

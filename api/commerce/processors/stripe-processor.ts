@@ -15,6 +15,12 @@ import {
   type SubscriptionChange,
   type SubscriptionState,
 } from './processor.ts';
+import { portalSessionParams, stripeDescription } from './stripe-portal.ts';
+import type {
+  DescribedSubscription,
+  PortalFlow,
+  SubscriptionDescription,
+} from './subscription-description.ts';
 
 export interface StripeProcessorOptions {
   secretKey: string;
@@ -23,8 +29,10 @@ export interface StripeProcessorOptions {
   /** How long one API call may take (default 10 s); Stripe's own default, 80 s, would hold a request. */
   timeoutMs?: number;
   /** A client to use instead of building one (unit tests stand one in). */
-  client?: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
+  client?: StripeClient;
 }
+
+type StripeClient = Pick<Stripe, 'checkout' | 'subscriptions' | 'products' | 'invoices' | 'billingPortal'>;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -81,7 +89,7 @@ const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
-  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
+  private readonly stripe: StripeClient;
 
   constructor(o: StripeProcessorOptions) {
     this.stripe =
@@ -177,6 +185,19 @@ export class StripeProcessor implements PaymentProcessor {
   async subscriptionState(subscriptionRef: string): Promise<SubscriptionState> {
     const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
     return { status: colonyStatus(sub.status), trialEnd: sub.trial_end ? sub.trial_end * 1000 : null };
+  }
+
+  async describeSubscription(s: DescribedSubscription): Promise<SubscriptionDescription> {
+    const described = await stripeDescription(this.stripe, s.processorRef);
+    return { ...described.description, status: colonyStatus(described.status) };
+  }
+
+  async portalUrl(subscriptionRef: string, returnUrl: string, flow: PortalFlow): Promise<string> {
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
+    const session = await this.stripe.billingPortal.sessions.create(
+      portalSessionParams(sub, returnUrl, flow),
+    );
+    return session.url;
   }
 
   /**

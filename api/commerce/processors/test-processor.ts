@@ -11,6 +11,8 @@ import type {
   StartedCheckout,
   SubscriptionChange,
 } from './processor.ts';
+import type { DescribedSubscription, SubscriptionDescription } from './subscription-description.ts';
+import { cancelAtOf, currentPeriodEnd, describeTestSubscription } from './test-processor-billing.ts';
 
 /** Test-mode rates by billing country (percent); anything else is taxed at 0. Not tax advice. */
 export const TEST_TAX_RATES: Record<string, number> = {
@@ -84,6 +86,44 @@ export class TestProcessor implements PaymentProcessor {
   /** Colony's own record is the only one: there is nothing remote to read. */
   async subscriptionState(_subscriptionRef: string): Promise<undefined> {
     return undefined;
+  }
+
+  async describeSubscription(s: DescribedSubscription): Promise<SubscriptionDescription> {
+    const [handoffs, own] = await Promise.all([
+      this.handoffs.ofAccount(s.accountId),
+      this.handoffs.get(s.processorRef),
+    ]);
+    return describeTestSubscription(s, { handoffs, own }, this.now());
+  }
+
+  /** No hosted portal: Colony's own cancel (cancelAtPeriodEnd) stands in for it. */
+  async portalUrl(): Promise<undefined> {
+    return undefined;
+  }
+
+  /**
+   * Colony's own cancel, as Stripe's `cancel_at_period_end`: the plan runs to the end of the period
+   * (a trial to its end) and can be resumed until then. Answers when it ends; asking again keeps the
+   * date first set.
+   */
+  async cancelAtPeriodEnd(s: DescribedSubscription): Promise<number> {
+    const own = await this.handoffs.get(s.processorRef);
+    if (!own) throw new Error(`no test subscription ${s.processorRef}`);
+    const already = cancelAtOf(own);
+    if (already !== null) return already;
+    const at = currentPeriodEnd(s, this.now());
+    await this.handoffs.updateData(own.reference, { ...own.data, cancel_at: at }, this.now());
+    return at;
+  }
+
+  /** Takes back a pending cancel; false once the plan has ended (or had no cancel pending). */
+  async resume(subscriptionRef: string): Promise<boolean> {
+    const own = await this.handoffs.get(subscriptionRef);
+    const at = cancelAtOf(own);
+    if (!own || at === null || at <= this.now()) return false;
+    const { cancel_at: _dropped, ...data } = own.data;
+    await this.handoffs.updateData(own.reference, data, this.now());
+    return true;
   }
 
   /** The test processor never charges, so there is nothing to stop. */
