@@ -51,6 +51,8 @@ export interface CheckoutSession {
   /** When complete handed the session to the owner; an update keeps the hand-off in force. */
   escalatedAt: number | null;
   order: CheckoutOrder | null;
+  /** The agent platform whose API key created the session (api/commerce/order-webhooks). */
+  platformId?: string;
   /** Bumped on every write; writes check it so concurrent moves never interleave. */
   revision: number;
 }
@@ -71,6 +73,7 @@ export function newSession(input: {
   cart: PricedCart;
   buyer: Buyer | null;
   now: number;
+  platformId?: string | undefined;
 }): CheckoutSession {
   return {
     id: input.id,
@@ -83,6 +86,7 @@ export function newSession(input: {
     expiresAt: input.now + SESSION_TTL_MS,
     escalatedAt: null,
     order: null,
+    ...(input.platformId ? { platformId: input.platformId } : {}),
     revision: 1,
   };
 }
