@@ -206,7 +206,7 @@ export const envSchema = z.object({
     .optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
   COLONY_ORDER_WEBHOOK_TIMEOUT_MS: positiveInt.max(30_000).default(10_000),
-  COLONY_ORDER_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(30).default(12),
+  COLONY_ORDER_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(30).default(16),
   COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   COLONY_EMBEDDINGS_API_KEY: z.string().min(1).optional(),

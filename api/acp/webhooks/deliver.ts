@@ -1,8 +1,12 @@
 // The job that delivers one ACP order event: signed, bounded by a timeout, done on a 2xx. Anything
 // else throws, so the job runner retries it with backoff and jitter until its attempts run out.
+
+/** A receiver may be down for hours: the backoff doubles from 1 s up to an hour between attempts. */
+const WEBHOOK_RETRY_CAP_MS = 60 * 60 * 1000;
+
 import { type OrderWebhookInput, orderWebhookInput } from '../../commerce/order-webhooks/order-events.ts';
 import type { AgentPlatformsRepo } from '../../commerce/order-webhooks/platforms-repo.ts';
-import type { JobHandler } from '../../domain/jobs/job-runner.ts';
+import { type JobHandler, retryDelayMs } from '../../domain/jobs/job-runner.ts';
 import { merchantSignature } from './signature.ts';
 
 export interface DeliveryOptions {
@@ -17,6 +21,7 @@ export function orderWebhookHandler(o: DeliveryOptions): JobHandler<OrderWebhook
     description: 'Delivers one signed ACP order event to its agent platform’s webhook endpoint.',
     input: orderWebhookInput,
     maxAttempts: o.maxAttempts,
+    retryDelayMs: (attempt) => retryDelayMs(attempt, Math.random, WEBHOOK_RETRY_CAP_MS),
     async run(input, { signal }) {
       // The endpoint and secret are read now: a URL or secret changed meanwhile applies to retries.
       const platform = await o.platforms.withSecret(input.platformId);
