@@ -1,30 +1,17 @@
 // zod schemas of the agent platform routes (/api/v1/agent-platforms): the webhook secret is write-only.
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACP_VERSIONS, LATEST_ACP_VERSION } from '../versions.ts';
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** Plain http only to this machine (tests, a receiver beside Colony); credentials in a URL never. */
-function acceptableEndpoint(value: string): boolean {
-  // zod runs this refinement even on a value its URL check refused.
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  if (url.username || url.password || url.hash) return false;
-  if (url.protocol === 'https:') return true;
-  const host = url.hostname;
-  return (
-    url.protocol === 'http:' && (LOOPBACK_NAMES.has(host) || (isIP(host) === 4 && host.startsWith('127.')))
-  );
-}
+// https to a named host (its last label starts with a letter, so it is never read as an IPv4 address),
+// or plain http to this machine only (tests, a receiver beside Colony); no credentials, no fragment.
+// A pattern rather than a refinement, so /openapi.json states the rule.
+const ENDPOINT =
+  /^(https:\/\/([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|http:\/\/(localhost|127\.0\.0\.1|\[::1\]))(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/;
 
 const webhookUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)
-  .refine(
-    acceptableEndpoint,
-    'must be https (plain http only on a loopback host), without credentials or a fragment',
-  )
+  .regex(ENDPOINT, 'must be https (plain http only to localhost), without credentials or a fragment')
   .describe('Where order events are POSTed: the platform’s ACP order webhook endpoint');
 
 const webhookSecret = z
@@ -62,7 +49,7 @@ export const updatePlatformBody = z
     webhookSecret: webhookSecret.optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'name at least one field to change')
-  .meta({ id: 'UpdateAgentPlatform' });
+  .meta({ id: 'UpdateAgentPlatform', minProperties: 1 });
 
 export const platformSchema = z
   .object({
