@@ -94,7 +94,10 @@ describe.each(storageTargets)('an order event across a crash on $name', (t) => {
 
   const jobs = () => storage.jobs.ofType(ORDER_WEBHOOK_JOB);
 
-  it('is delivered exactly once by the process after the one that was killed', async () => {
+  // Three server processes start one after another: well past the default per-test bound.
+  it('is delivered exactly once by the process after the one that was killed', {
+    timeout: 180_000,
+  }, async () => {
     const first = await start(false);
     const registered = await fetch(`${first.baseUrl}/api/v1/agent-platforms`, {
       method: 'POST',
