@@ -66,7 +66,7 @@ export class AgentPlatformsRepo {
     this.db = db;
   }
 
-  /** False when the id is taken. */
+  /** Undefined when the id is taken. */
   async create(p: NewPlatform, now: number): Promise<AgentPlatform | undefined> {
     const [row] = await this.db.query<PlatformRow>(
       `INSERT INTO agent_platforms (id, name, key_hash, api_version, webhook_url, webhook_secret, created_at,
