@@ -27,6 +27,7 @@ const name = z.string().trim().min(1, 'is required').max(100, 'must be at most 1
 
 export const platformIdSchema = z
   .string()
+  .max(40)
   .regex(/^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/, 'must be a lowercase DNS label of at most 40 characters');
 
 export const platformParams = z.strictObject({ id: platformIdSchema });
