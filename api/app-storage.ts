@@ -6,7 +6,13 @@ import { SnapshotsRepo } from './backups/snapshots-repo.ts';
 import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
-import { commerceMigrations, ordersMigration, subscriptionSyncMigration } from './commerce/migrations.ts';
+import {
+  agentPlatformsMigration,
+  commerceMigrations,
+  ordersMigration,
+  subscriptionSyncMigration,
+} from './commerce/migrations.ts';
+import { AgentPlatformsRepo } from './commerce/order-webhooks/platforms-repo.ts';
 import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
 import { ConnectRepo } from './connect/connect-repo.ts';
@@ -36,6 +42,8 @@ export interface Storage extends StorageHandle {
   readonly subscriptions: SubscriptionsRepo;
   readonly orders: OrdersRepo;
   readonly billingHandoffs: BillingHandoffsRepo;
+  /** Agent platforms registered for ACP order webhooks (api/commerce/order-webhooks). */
+  readonly agentPlatforms: AgentPlatformsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -58,6 +66,7 @@ export const migrations: readonly Migration[] = [
   ordersMigration, // 102
   subscriptionSyncMigration, // 103
   memoryIndexScopeMigration, // 205
+  agentPlatformsMigration, // 106
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -73,6 +82,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     subscriptions: new SubscriptionsRepo(driver),
     orders: new OrdersRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
+    agentPlatforms: new AgentPlatformsRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
   };

@@ -205,6 +205,8 @@ export const envSchema = z.object({
     .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
     .optional(),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
+  COLONY_ORDER_WEBHOOK_TIMEOUT_MS: positiveInt.max(30_000).default(10_000),
+  COLONY_ORDER_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(30).default(16),
   COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   COLONY_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
@@ -332,6 +334,8 @@ export interface Config {
     stripeWebhookSecret: string | undefined;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
+    /** ACP order webhooks: one attempt's bound, and how many attempts before an event is given up. */
+    orderWebhooks: { timeoutMs: number; maxAttempts: number };
   };
   /** Vector retrieval for the memory: an OpenAI-compatible embeddings API, when configured. */
   embeddings: { url: string; model: string; apiKey: string | undefined } | undefined;
@@ -445,6 +449,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       processorTimeoutMs: e.COLONY_PAYMENT_TIMEOUT_SECONDS * 1000,
       stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
+      orderWebhooks: {
+        timeoutMs: e.COLONY_ORDER_WEBHOOK_TIMEOUT_MS,
+        maxAttempts: e.COLONY_ORDER_WEBHOOK_MAX_ATTEMPTS,
+      },
     },
     embeddings: e.COLONY_EMBEDDINGS_URL
       ? {

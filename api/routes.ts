@@ -7,8 +7,10 @@ import './backups/schemas.ts';
 import './identity/keys/schemas.ts';
 import './office/schemas.ts';
 import './identity/offices/schemas.ts';
+import './acp/webhooks/platform-schemas.ts';
 import './office/routes/tasks.ts';
 import './integrations/plugin.ts';
+import { agentPlatformRoutes } from './acp/webhooks/platform-routes.ts';
 import type { AppServices } from './app-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { accountPlanSection } from './commerce/billing/account-plan.ts';
@@ -93,6 +95,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
           }),
           mount(integrationsPlugin, { config, registry }, '/integrations'),
           mount(apiKeyRoutes, { config, verifiers, identity }),
+          mount(agentPlatformRoutes, { config, verifiers, storage, now }),
           ...(config.managerPort === undefined ? officeManager(s) : []),
         ],
       }),

@@ -12,10 +12,13 @@ import {
 import { loadKubeConfig } from '../cluster/kube-config.ts';
 import { VERSION } from '../cluster/version.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
+import { orderWebhookHandler } from './acp/webhooks/deliver.ts';
+import { acpOrderEvent } from './acp/webhooks/order-event.ts';
 import type { AppServices } from './app-services.ts';
 import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
+import { ORDER_WEBHOOK_JOB } from './commerce/order-webhooks/order-events.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
@@ -23,7 +26,7 @@ import { TokenRefresher } from './connect/token-refresher.ts';
 import { withStandardProblems } from './discovery/openapi-errors.ts';
 import { withoutTrailingSlashes } from './discovery/openapi-paths.ts';
 import { withTextWithoutNul } from './discovery/openapi-text.ts';
-import { JobRunner } from './domain/jobs/job-runner.ts';
+import { type JobHandler, JobRunner } from './domain/jobs/job-runner.ts';
 import { buildJobHandlers } from './domain/jobs/job-types.ts';
 import { buildCatalog } from './domain/pricing/catalog.ts';
 import { loadPriceList } from './domain/pricing/price-list.ts';
@@ -295,6 +298,11 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const jobHandlers = {
     ...buildJobHandlers({ storage, skillsDir: config.skillsDir, baseUrl: config.baseUrl, probes, now }),
     ...backups.jobHandlers,
+    [ORDER_WEBHOOK_JOB]: orderWebhookHandler({
+      platforms: storage.agentPlatforms,
+      ...config.commerce.orderWebhooks,
+      now,
+    }) as JobHandler<never>,
   };
   const jobRunner = new JobRunner({
     jobs: storage.jobs,
@@ -381,7 +389,15 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
-    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
+    commerce: buildCommerce({
+      config,
+      storage,
+      prices,
+      catalog,
+      store,
+      now,
+      renderOrderEvent: acpOrderEvent,
+    }),
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,

@@ -37,6 +37,7 @@ export const acpAdapter: CheckoutAdapter<AcpVersion, AcpErrorCode, AcpError> = {
     extra: delegatePayment,
   },
   negotiation: { hook: 'onRequest', negotiate: negotiateAcpVersion },
+  platformKeys: true,
   parsers: acpParsers,
   present: presentAcpSession,
   errors: {

@@ -56,6 +56,8 @@ export interface CheckoutAdapter<V, C extends string, E extends CatalogueError<C
     extra?: (app: FastifyInstance) => void;
   };
   negotiation: Negotiation<V>;
+  /** A create whose bearer token is a registered agent platform's key is that platform's (ACP). */
+  platformKeys?: boolean;
   parsers: CheckoutParsers;
   present(session: CheckoutSession, variant: V, ctx: PresentContext): unknown;
   errors: {

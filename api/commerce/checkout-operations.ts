@@ -18,6 +18,7 @@ import {
 import type { CommerceOptions } from './commerce-services.ts';
 import type { IdempotentHandler } from './idempotent-request.ts';
 import { idempotentRoute } from './idempotent-route.ts';
+import { platformOfRequest } from './order-webhooks/platform-key.ts';
 import { jsonResponse, sendFinished } from './send-response.ts';
 
 type Params = { Params: { id: string } };
@@ -117,12 +118,16 @@ export function registerCheckoutOperations<V, C extends string, E extends Catalo
       'create',
       async (storeWith) => {
         const { items, buyer } = parsers.create(request.body);
+        const platformId = adapter.platformKeys
+          ? await platformOfRequest(storage.agentPlatforms, request.headers.authorization)
+          : undefined;
         const outcome = await checkout.create(
           protocol,
           items.items,
           buyer ?? null,
           render(request, 201),
           storeWith,
+          platformId,
         );
         if (outcome.outcome === 'unknown_items') {
           throw errors.refuse({

@@ -74,6 +74,7 @@ export class CheckoutService {
     buyer: Buyer | null,
     render: Render,
     storeWith?: StoreWith,
+    platformId?: string,
   ): Promise<CreateOutcome> {
     const priced = this.price(requested);
     if ('unknownItems' in priced) return { outcome: 'unknown_items', unknownItems: priced.unknownItems };
@@ -83,6 +84,7 @@ export class CheckoutService {
       cart: priced.cart,
       buyer,
       now: this.o.now(),
+      platformId,
     });
     const response = render(session);
     const written = await this.o.sessions.write({

@@ -55,6 +55,8 @@ export interface CheckoutSession {
   /** When complete handed the session to the owner; an update keeps the hand-off in force. */
   escalatedAt: number | null;
   order: CheckoutOrder | null;
+  /** The agent platform whose API key created the session (api/commerce/order-webhooks). */
+  platformId?: string;
   /** Bumped on every write; writes check it so concurrent moves never interleave. */
   revision: number;
 }
@@ -75,6 +77,7 @@ export function newSession(input: {
   cart: PricedCart;
   buyer: Buyer | null;
   now: number;
+  platformId?: string | undefined;
 }): CheckoutSession {
   return {
     id: input.id,
@@ -87,6 +90,7 @@ export function newSession(input: {
     expiresAt: input.now + SESSION_TTL_MS,
     escalatedAt: null,
     order: null,
+    ...(input.platformId ? { platformId: input.platformId } : {}),
     revision: 1,
   };
 }

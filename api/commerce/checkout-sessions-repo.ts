@@ -23,7 +23,7 @@ interface SessionRow {
   expires_at: number;
 }
 
-type SessionData = Pick<CheckoutSession, 'cart' | 'buyer' | 'escalatedAt' | 'order'>;
+type SessionData = Pick<CheckoutSession, 'cart' | 'buyer' | 'escalatedAt' | 'order' | 'platformId'>;
 
 const toSession = (r: SessionRow): CheckoutSession => {
   const data = readJson<SessionData>(r.data);
@@ -35,6 +35,7 @@ const toSession = (r: SessionRow): CheckoutSession => {
     buyer: data.buyer,
     escalatedAt: data.escalatedAt,
     order: data.order,
+    ...(data.platformId ? { platformId: data.platformId } : {}),
     revision: Number(r.revision),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
@@ -48,6 +49,7 @@ const dataOf = (s: CheckoutSession): string =>
     buyer: s.buyer,
     escalatedAt: s.escalatedAt,
     order: s.order,
+    ...(s.platformId ? { platformId: s.platformId } : {}),
   } satisfies SessionData);
 
 /** One write: a new session or the next revision of one, and optionally the idempotent response for it. */

@@ -3,12 +3,13 @@
 
 import type { Storage } from '../app-storage.ts';
 import type { Config } from '../config.ts';
-import type { CatalogItem } from '../domain/pricing/catalog.ts';
+import { type CatalogItem, findCatalogItem } from '../domain/pricing/catalog.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
 import { CheckoutService } from './checkout-service.ts';
 import type { IdempotencySettings } from './idempotent-request.ts';
+import { OrderEvents, type RenderOrderEvent } from './order-webhooks/order-events.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
 import { StripeProcessor } from './processors/stripe-processor.ts';
 import { TestProcessor } from './processors/test-processor.ts';
@@ -26,6 +27,8 @@ export interface CommerceServices {
   idempotency: IdempotencySettings;
   urls: CommerceUrls;
   processor: PaymentProcessor;
+  /** ACP order events, written with the changes that cause them and delivered as jobs. */
+  orderEvents: OrderEvents;
 }
 
 /** What the commerce surfaces (ACP, UCP, the billing pages, the webhook) are mounted with. */
@@ -56,8 +59,11 @@ export function buildCommerce(deps: {
   catalog: readonly CatalogItem[];
   store: CounterStore;
   now: () => number;
+  /** Order webhooks speak ACP; the domain below it takes the renderer from the composition root. */
+  renderOrderEvent: RenderOrderEvent;
 }): CommerceServices {
   const { config, storage, prices, catalog, store, now } = deps;
+  const urls = commerceUrls(config.baseUrl);
   return {
     checkout: new CheckoutService({
       sessions: storage.checkoutSessions,
@@ -74,8 +80,16 @@ export function buildCommerce(deps: {
       now,
     }),
     idempotency: { ttlMs: config.commerce.idempotencyTtlHours * HOUR_MS, lockMs: 60_000 },
-    urls: commerceUrls(config.baseUrl),
+    urls,
     processor: buildProcessor(config, storage, now),
+    orderEvents: new OrderEvents({
+      jobs: storage.jobs,
+      permalinkUrl: urls.accountUrl,
+      titleOf: (itemId) => findCatalogItem(catalog, itemId)?.name ?? itemId,
+      render: deps.renderOrderEvent,
+      maxAttempts: config.commerce.orderWebhooks.maxAttempts,
+      now,
+    }),
   };
 }
 

@@ -117,3 +117,26 @@ export const commerceMigrations: readonly Migration[] = [
     sql: handoffs,
   },
 ];
+
+/**
+ * Agent platforms an operator registered for ACP order webhooks: the SHA-256 of the API key a
+ * platform sends as its bearer token, the webhook endpoint and the secret its requests are signed
+ * with, and the ACP version whose webhook schema the endpoint takes. The events themselves are jobs.
+ */
+export const agentPlatformsMigration: Migration = {
+  id: 106,
+  name: 'agent platforms: API key hash, order webhook endpoint, signing secret and ACP version',
+  sql: eachDialect(
+    (t) => `
+  CREATE TABLE agent_platforms (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    api_version TEXT NOT NULL,
+    webhook_url TEXT NOT NULL,
+    webhook_secret TEXT NOT NULL,
+    created_at ${t.bigint} NOT NULL,
+    updated_at ${t.bigint} NOT NULL
+  )`,
+  ),
+};

@@ -1,7 +1,7 @@
 // The orders: one per finished checkout, never replaced. The first buys the account's subscription,
 // later ones change it (plan, interval, add-ons); each keeps what it bought.
 import { readJson, writeJson } from '../storage/json-column.ts';
-import type { SqlDriver } from '../storage/sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
 import type { SubscriptionRecord } from './subscriptions-repo.ts';
 
 export interface OrderRecord {
@@ -17,7 +17,12 @@ export interface OrderRecord {
   from?: { plan: string; interval: 'month' | 'year' };
   trialEnd: number | null;
   createdAt: number;
+  /** The agent platform whose API key created the checkout (ACP order webhooks go there). */
+  platformId?: string;
 }
+
+/** Runs in the transaction that inserted the order, and only then (an outbox write). */
+export type OnOrderInserted = (tx: SqlExecutor, order: OrderRecord) => Promise<void>;
 
 interface OrderRow {
   id: string;
@@ -32,7 +37,7 @@ interface OrderRow {
   created_at: number;
 }
 
-type OrderData = Pick<OrderRecord, 'items' | 'from'>;
+type OrderData = Pick<OrderRecord, 'items' | 'from' | 'platformId'>;
 
 const toRecord = (r: OrderRow): OrderRecord => {
   const data = readJson<OrderData>(r.data);
@@ -46,10 +51,22 @@ const toRecord = (r: OrderRow): OrderRecord => {
     interval: r.billing_interval,
     items: data.items,
     ...(data.from ? { from: data.from } : {}),
+    ...(data.platformId ? { platformId: data.platformId } : {}),
     trialEnd: r.trial_end === null ? null : Number(r.trial_end),
     createdAt: Number(r.created_at),
   };
 };
+
+/** The order a checkout session finished with, on any executor (a transaction's, for one). */
+export async function orderOfSession(
+  db: SqlExecutor,
+  checkoutSessionId: string,
+): Promise<OrderRecord | undefined> {
+  const [row] = await db.query<OrderRow>('SELECT * FROM orders WHERE checkout_session_id = $1', [
+    checkoutSessionId,
+  ]);
+  return row ? toRecord(row) : undefined;
+}
 
 export class OrdersRepo {
   private readonly db: SqlDriver;
@@ -63,11 +80,8 @@ export class OrdersRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  async bySession(checkoutSessionId: string): Promise<OrderRecord | undefined> {
-    const [row] = await this.db.query<OrderRow>('SELECT * FROM orders WHERE checkout_session_id = $1', [
-      checkoutSessionId,
-    ]);
-    return row ? toRecord(row) : undefined;
+  bySession(checkoutSessionId: string): Promise<OrderRecord | undefined> {
+    return orderOfSession(this.db, checkoutSessionId);
   }
 
   /** Newest first. */
@@ -85,29 +99,44 @@ export class OrdersRepo {
     return rows.length > 0;
   }
 
-  /** Records the order of a checkout once; a repeated finish of the same checkout gets the first. */
-  async record(o: OrderRecord): Promise<OrderRecord> {
-    const data = writeJson({ items: o.items, ...(o.from ? { from: o.from } : {}) } satisfies OrderData);
-    await this.db.query(
-      `INSERT INTO orders (id, account_id, checkout_session_id, subscription_id, kind, plan, billing_interval,
-         data, trial_end, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (checkout_session_id) DO NOTHING`,
-      [
-        o.id,
-        o.accountId,
-        o.checkoutSessionId,
-        o.subscriptionId,
-        o.kind,
-        o.plan,
-        o.interval,
-        data,
-        o.trialEnd,
-        o.createdAt,
-      ],
-    );
+  /**
+   * Records the order of a checkout once; a repeated finish of the same checkout gets the first.
+   * `onInserted` runs in the same transaction when this call inserted it.
+   */
+  async record(o: OrderRecord, onInserted?: OnOrderInserted): Promise<OrderRecord> {
+    const insert = async (db: SqlExecutor) => {
+      const [row] = await db.query<OrderRow>(INSERT_ORDER, orderParams(o));
+      if (row && onInserted) await onInserted(db, toRecord(row));
+    };
+    if (onInserted) await this.db.transaction(insert);
+    else await insert(this.db);
     const stored = await this.bySession(o.checkoutSessionId);
     if (!stored) throw new Error('order insert left no row');
     return stored;
   }
+}
+
+const INSERT_ORDER = `INSERT INTO orders (id, account_id, checkout_session_id, subscription_id, kind, plan,
+    billing_interval, data, trial_end, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT (checkout_session_id) DO NOTHING RETURNING *`;
+
+function orderParams(o: OrderRecord) {
+  const data: OrderData = {
+    items: o.items,
+    ...(o.from ? { from: o.from } : {}),
+    ...(o.platformId ? { platformId: o.platformId } : {}),
+  };
+  return [
+    o.id,
+    o.accountId,
+    o.checkoutSessionId,
+    o.subscriptionId,
+    o.kind,
+    o.plan,
+    o.interval,
+    writeJson(data),
+    o.trialEnd,
+    o.createdAt,
+  ];
 }

@@ -1,7 +1,7 @@
 // Each account's one subscription: bought by its first finished checkout, changed by later ones (their
 // orders are in orders-repo.ts), and never replaced, so its id and the processor's stay the same.
 import { readJson, writeJson } from '../storage/json-column.ts';
-import type { SqlDriver } from '../storage/sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
 
 export const subscriptionStatuses = [
   'trialing',
@@ -32,6 +32,13 @@ export interface SubscriptionRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/** Runs in the transaction of a sync that changed the status, and only then (an outbox write). */
+export type OnStatusChanged = (
+  tx: SqlExecutor,
+  subscription: SubscriptionRecord,
+  before: SubscriptionStatus,
+) => Promise<void>;
 
 interface SubscriptionRow {
   account_id: string;
@@ -98,19 +105,27 @@ export class SubscriptionsRepo {
 
   /**
    * The state just read from the processor, unless a sync that read later already wrote: answers
-   * whether this one was written.
+   * whether this one was written. `onChanged` runs in the same transaction when the status changed.
    */
   async sync(
     id: string,
     state: { status: SubscriptionStatus; trialEnd: number | null },
     readAt: number,
+    onChanged?: OnStatusChanged,
   ): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE subscriptions SET status = $2, trial_end = $3, synced_at = $4, updated_at = $4
-       WHERE id = $1 AND (synced_at IS NULL OR synced_at <= $4) RETURNING id`,
-      [id, state.status, state.trialEnd, readAt],
-    );
-    return rows.length === 1;
+    const params = [id, state.status, state.trialEnd, readAt];
+    if (!onChanged) return (await this.db.query(SYNC, params)).length === 1;
+    return this.db.transaction(async (tx) => {
+      // PostgreSQL: two syncs of one subscription take turns, so one status change is seen once.
+      const lock = tx.dialect === 'postgres' ? ' FOR UPDATE' : '';
+      const [before] = await tx.query<SubscriptionRow>(`SELECT * FROM subscriptions WHERE id = $1${lock}`, [
+        id,
+      ]);
+      const [row] = await tx.query<SubscriptionRow>(SYNC, params);
+      if (!row) return false;
+      if (before && before.status !== row.status) await onChanged(tx, toRecord(row), before.status);
+      return true;
+    });
   }
 
   /** Writes the account's subscription; its id and creation time are the first purchase's for good. */
@@ -144,3 +159,6 @@ export class SubscriptionsRepo {
     return toRecord(row);
   }
 }
+
+const SYNC = `UPDATE subscriptions SET status = $2, trial_end = $3, synced_at = $4, updated_at = $4
+  WHERE id = $1 AND (synced_at IS NULL OR synced_at <= $4) RETURNING *`;

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { parse as parseYaml } from 'yaml';
 import { ACP_VERSIONS, type AcpVersion } from '../../api/acp/versions.ts';
 
 // ajv-formats is CommonJS; under nodenext its default import is the module object.
@@ -34,6 +35,27 @@ export interface AcpValidators {
   error: Validator;
   /** The discovery document (2026-04-17 only). */
   discovery?: Validator;
+  /** An order webhook body (`WebhookEvent` of openapi.agentic_checkout_webhook.yaml). */
+  webhookEvent: Validator;
+}
+
+/**
+ * The webhook OpenAPI document's `WebhookEvent`. From 2026-04-17 its order refers to the checkout
+ * document's Order (`./openapi.agentic_checkout.yaml#/...`), so both documents are registered under
+ * ids that make that relative reference resolve.
+ */
+function webhookEventValidator(conformanceDir: string, version: AcpVersion): Validator {
+  const dir = join(conformanceDir, 'acp', version, 'openapi');
+  const base = `https://conformance.colony.test/acp/${version}/`;
+  const ajv = newAjv();
+  for (const name of ['openapi.agentic_checkout.yaml', 'openapi.agentic_checkout_webhook.yaml']) {
+    const doc = parseYaml(readFileSync(join(dir, name), 'utf8')) as { components: unknown };
+    // Only the components: the rest of an OpenAPI document is not a schema.
+    ajv.addSchema({ $id: `${base}${name}`, components: doc.components });
+  }
+  return validator(
+    ajv.compile({ $ref: `${base}openapi.agentic_checkout_webhook.yaml#/components/schemas/WebhookEvent` }),
+  );
 }
 
 export function acpValidators(conformanceDir: string, version: AcpVersion): AcpValidators {
@@ -46,6 +68,7 @@ export function acpValidators(conformanceDir: string, version: AcpVersion): AcpV
   return {
     session: def('CheckoutSession'),
     error: def('Error'),
+    webhookEvent: webhookEventValidator(conformanceDir, version),
     ...('DiscoveryResponse' in schema.$defs ? { discovery: def('DiscoveryResponse') } : {}),
   };
 }

@@ -74,6 +74,19 @@ describe('JobRunner', () => {
     expect(f.calls()).toBe(2);
   });
 
+  it('waits as long as the handler asks before the next attempt', async () => {
+    const f = flaky(1, 3);
+    const handler = { ...f.handler, retryDelayMs: () => 3_600_000 } as JobHandler<never>;
+    const { job } = await storage.jobs.create({ type: 'slow-retry', input: {}, maxAttempts: 3 }, 0);
+    const at = Date.now();
+    runner({ 'slow-retry': handler }, () => at).start();
+    const waiting = await eventually(async () => {
+      const j = await storage.jobs.get(job.id);
+      return j?.status === 'retrying' ? j : undefined;
+    });
+    expect(waiting.runAt).toBe(at + 3_600_000);
+  });
+
   it('fails a job whose type has no handler without retrying it', async () => {
     const { job } = await storage.jobs.create({ type: 'gone', input: {}, maxAttempts: 5 }, 0);
     runner({}).start();
@@ -122,5 +135,11 @@ describe('retryDelayMs', () => {
   ])('waits between half and all of the ceiling for attempt %i', (attempt, min, max) => {
     expect(retryDelayMs(attempt, () => 0)).toBe(min);
     expect(retryDelayMs(attempt, () => 1)).toBe(max);
+  });
+
+  it('doubles up to a cap a job type may raise (order webhooks: an hour)', () => {
+    expect(retryDelayMs(8, () => 1, 3_600_000)).toBe(128_000);
+    expect(retryDelayMs(20, () => 1, 3_600_000)).toBe(3_600_000);
+    expect(retryDelayMs(20, () => 0, 3_600_000)).toBe(1_800_000);
   });
 });

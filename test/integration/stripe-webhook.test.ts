@@ -1,8 +1,6 @@
 // Stripe's webhook on SQLite and PostgreSQL: a real Checkout Session created on stripe-mock through the
 // billing page, then signed events (built with the stripe package's own test header) that finish it with
 // the owner gone, replays and races with the owner's return, refused signatures, and a missing setup.
-import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentProfileServer,
@@ -18,10 +16,8 @@ import {
   startStripeCheckoutDesk,
   subscriptionOfSession,
 } from '../support/stripe-checkout-desk.ts';
+import { deliver, eventBody, SECRET, signature, subscriptionEventBody } from '../support/stripe-events.ts';
 import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
-
-const SECRET = `whsec_${randomBytes(24).toString('base64url').replaceAll('-', 'A')}`;
-const WEBHOOK = '/billing/webhooks/stripe';
 
 let mock: StripeMock;
 let desk: StripeCheckoutDesk;
@@ -45,68 +41,6 @@ const stripeEnv = () => ({
   COLONY_CHECKOUT_RATE_LIMIT: '10000',
   COLONY_UCP_ALLOW_INSECURE_PROFILES: 'true',
 });
-
-/** The event Stripe sends, as JSON text: the signature covers these exact bytes. */
-function eventBody(
-  type: string,
-  checkoutSessionId: string,
-  eventId = `evt_${randomBytes(12).toString('hex')}`,
-) {
-  return JSON.stringify({
-    id: eventId,
-    object: 'event',
-    api_version: '2025-10-29.clover',
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: {
-      object: {
-        id: checkoutSessionId,
-        object: 'checkout.session',
-        mode: 'subscription',
-        status: 'complete',
-        payment_status: 'no_payment_required',
-      },
-    },
-  });
-}
-
-/** A subscription event: its object is the subscription as it was when Stripe sent it. */
-function subscriptionEventBody(type: string, subscriptionId: string, status: string, created: number) {
-  return JSON.stringify({
-    id: `evt_${randomBytes(12).toString('hex')}`,
-    object: 'event',
-    api_version: '2025-10-29.clover',
-    created,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object: { id: subscriptionId, object: 'subscription', status } },
-  });
-}
-
-const signature = (payload: string, opts: { secret?: string; timestamp?: number } = {}) =>
-  Stripe.webhooks.generateTestHeaderString({
-    payload,
-    secret: opts.secret ?? SECRET,
-    ...(opts.timestamp === undefined ? {} : { timestamp: opts.timestamp }),
-  });
-
-/** `null` sends no Stripe-Signature header at all. */
-function deliver(s: TestServer, payload: string, header: string | null = signature(payload)) {
-  return s.app.inject({
-    method: 'POST',
-    url: WEBHOOK,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      ...(header === null ? {} : { 'stripe-signature': header }),
-    },
-    payload,
-  });
-}
 
 let people = 0;
 

@@ -6,6 +6,7 @@ import type { Storage } from '../../app-storage.ts';
 import type { BillingHandoff } from '../billing-handoffs-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
 import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
+import type { OrderEvents } from '../order-webhooks/order-events.ts';
 import type { OrderRecord } from '../orders-repo.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
 import { type SubscriptionRecord, SubscriptionsRepo } from '../subscriptions-repo.ts';
@@ -80,19 +81,25 @@ function orderFor(
     ...(from ? { from: { plan: from.plan, interval: from.interval } } : {}),
     trialEnd: subscription.trialEnd,
     createdAt: now,
+    ...(s.platformId ? { platformId: s.platformId } : {}),
   };
 }
 
 /** Records the order (once per session) and completes the session with it. */
 async function complete(
-  storage: Storage,
-  checkout: CheckoutService,
+  deps: { storage: Storage; checkout: CheckoutService; events: OrderEvents },
   session: CheckoutSession,
   subscription: SubscriptionRecord,
   from: SubscriptionRecord | undefined,
   now: number,
 ): Promise<FinishOutcome> {
-  const order = await storage.orders.record(orderFor(session, subscription, from, now));
+  const { storage, checkout, events } = deps;
+  // The order and its webhook events in one transaction: a crash keeps both or neither.
+  const order = await storage.orders.record(
+    orderFor(session, subscription, from, now),
+    events.onOrder(from?.checkoutSessionId),
+  );
+  await events.announce();
   await checkout.move(
     session.protocol,
     session.id,
@@ -139,6 +146,7 @@ export async function finishCheckout(deps: {
   storage: Storage;
   checkout: CheckoutService;
   processor: PaymentProcessor;
+  events: OrderEvents;
   sessionId: string;
   reference: string;
   accountId: string;
@@ -174,7 +182,7 @@ export async function finishCheckout(deps: {
   );
   if (handoff.status !== 'complete')
     await storage.billingHandoffs.complete(reference, { ...handoff.data, ...confirmed.details }, now);
-  return complete(storage, checkout, session, subscription, undefined, now);
+  return complete(deps, session, subscription, undefined, now);
 }
 
 /**
@@ -185,11 +193,12 @@ export async function changePlan(deps: {
   storage: Storage;
   checkout: CheckoutService;
   processor: PaymentProcessor;
+  events: OrderEvents;
   session: CheckoutSession;
   current: SubscriptionRecord;
   now: number;
 }): Promise<FinishOutcome> {
-  const { storage, checkout, processor, session, current, now } = deps;
+  const { storage, processor, session, current, now } = deps;
   const finished = await storage.orders.bySession(session.id);
   if (finished) {
     if (finished.accountId !== current.accountId) return { outcome: 'finished_by_another' };
@@ -208,5 +217,5 @@ export async function changePlan(deps: {
     trialEnd: changed.trialEnd,
     updatedAt: now,
   });
-  return complete(storage, checkout, session, subscription, current, now);
+  return complete(deps, session, subscription, current, now);
 }

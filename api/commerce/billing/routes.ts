@@ -45,7 +45,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
   await useBrowserSession(app);
   await app.register(formbody, { bodyLimit: 16_384 });
   const { config, storage, commerce, now } = opts;
-  const { checkout, processor } = commerce;
+  const { checkout, processor, orderEvents: events } = commerce;
   const base = config.baseUrl;
 
   const load = (id: string) => checkout.get(protocolOf(id), id);
@@ -116,7 +116,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
     current: SubscriptionRecord,
   ) {
     try {
-      await changePlan({ storage, checkout, processor, session, current, now: now() });
+      await changePlan({ storage, checkout, processor, events, session, current, now: now() });
     } catch (err) {
       request.log.error({ err, processor: processor.name }, 'payment processor refused a plan change');
       return show(request, reply, session.id, PROCESSOR_DOWN, 503);
@@ -177,6 +177,7 @@ export async function billingPages(app: FastifyInstance, opts: CommerceOptions):
         storage,
         checkout,
         processor,
+        events,
         sessionId: id,
         reference: request.query.reference ?? '',
         accountId: account.id,

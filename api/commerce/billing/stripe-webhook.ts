@@ -32,7 +32,7 @@ export function finishedCheckoutOf(event: Stripe.Event): string | undefined {
 
 export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions): Promise<void> {
   const { config, storage, commerce, now } = opts;
-  const { checkout, processor } = commerce;
+  const { checkout, processor, orderEvents: events } = commerce;
   const base = config.baseUrl;
   const secret = processor.name === 'stripe' ? config.commerce.stripeWebhookSecret : undefined;
 
@@ -85,6 +85,7 @@ export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions)
       outcome = await syncSubscription({
         subscriptions: storage.subscriptions,
         processor,
+        events,
         subscriptionRef,
         now,
       });
@@ -129,6 +130,7 @@ export async function stripeWebhook(app: FastifyInstance, opts: CommerceOptions)
         storage,
         checkout,
         processor,
+        events,
         sessionId: handoff.checkoutSessionId,
         reference,
         accountId: handoff.accountId,

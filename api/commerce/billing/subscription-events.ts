@@ -3,6 +3,7 @@
 // events, they are answered by reading the subscription from Stripe itself, so a redelivery or an
 // event that arrives out of order changes nothing a later read has not already written.
 import type Stripe from 'stripe';
+import type { OrderEvents } from '../order-webhooks/order-events.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
 import type { SubscriptionsRepo } from '../subscriptions-repo.ts';
 
@@ -34,14 +35,18 @@ export type SyncOutcome = 'synced' | 'stale' | 'not_ours';
 export async function syncSubscription(deps: {
   subscriptions: SubscriptionsRepo;
   processor: PaymentProcessor;
+  /** A status change and its ACP order event are written in one transaction. */
+  events: OrderEvents;
   subscriptionRef: string;
   now: () => number;
 }): Promise<SyncOutcome> {
-  const { subscriptions, processor, subscriptionRef, now } = deps;
+  const { subscriptions, processor, events, subscriptionRef, now } = deps;
   const record = await subscriptions.byProcessorRef(processor.name, subscriptionRef);
   if (!record) return 'not_ours';
   const readAt = now();
   const state = await processor.subscriptionState(subscriptionRef);
   if (!state) return 'not_ours';
-  return (await subscriptions.sync(record.id, state, readAt)) ? 'synced' : 'stale';
+  const written = await subscriptions.sync(record.id, state, readAt, events.onStatusChanged);
+  if (written) await events.announce();
+  return written ? 'synced' : 'stale';
 }

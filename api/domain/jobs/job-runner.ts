@@ -10,6 +10,8 @@ export interface JobHandler<I = unknown> {
   description: string;
   input: z.ZodType<I>;
   maxAttempts: number;
+  /** The wait before the next attempt; retryDelayMs (capped at 60 s) unless the type needs longer. */
+  retryDelayMs?: (attempt: number) => number;
   run(input: I, ctx: { job: JobRecord; signal: AbortSignal }): Promise<unknown>;
 }
 
@@ -28,9 +30,9 @@ export interface JobRunnerOptions {
 
 const MIN_IDLE_MS = 25;
 
-/** Exponential backoff with equal jitter: half the ceiling fixed, half random; 1 s doubling to a 60 s cap. */
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
+/** Exponential backoff with equal jitter: half the ceiling fixed, half random; 1 s doubling to a cap (60 s). */
+export function retryDelayMs(attempt: number, random: () => number = Math.random, capMs = 60_000): number {
+  const ceiling = Math.min(capMs, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
@@ -155,7 +157,8 @@ export class JobRunner {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const final = !handler || job.attempts >= job.maxAttempts;
-      const retryAt = final ? null : now() + retryDelayMs(job.attempts);
+      const delay = handler?.retryDelayMs?.(job.attempts) ?? retryDelayMs(job.attempts);
+      const retryAt = final ? null : now() + delay;
       await jobs.fail(job.id, this.workerId, message, retryAt, now()).catch(() => {});
       this.opts.onOutcome?.(job.type, final ? 'failed' : 'retrying');
       log.warn(

@@ -1,7 +1,7 @@
 // Durable job records: creation with idempotency keys, leasing to one worker, and outcomes.
 import { randomUUID } from 'node:crypto';
 import { readJson, writeJson } from '../../storage/json-column.ts';
-import type { SqlDriver } from '../../storage/sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from '../../storage/sql-driver.ts';
 
 /** queued → running → completed; a failed attempt goes to retrying (then running again) or failed. */
 export const jobStatuses = ['queued', 'running', 'retrying', 'completed', 'failed'] as const;
@@ -82,6 +82,33 @@ export interface JobSubscriber {
   missed(): void;
 }
 
+/**
+ * Inserts a job on any executor, so a job can be written in the transaction of the change that
+ * causes it (an outbox); undefined when its idempotency key is taken. The writer announces it after
+ * the commit (JobsRepo.announce).
+ */
+export async function insertJob(db: SqlExecutor, job: NewJob, now: number): Promise<JobRecord | undefined> {
+  const id = `job_${randomUUID().replaceAll('-', '')}`;
+  const [row] = await db.query<JobRow>(
+    `INSERT INTO jobs (id, type, status, input, attempts, max_attempts, run_at, created_at, updated_at,
+       idempotency_key, request_hash)
+     VALUES ($1, $2, 'queued', $3, 0, $4, $8, $5, $5, $6, $7)
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING *`,
+    [
+      id,
+      job.type,
+      writeJson(job.input),
+      job.maxAttempts,
+      now,
+      job.idempotencyKey ?? null,
+      job.requestHash ?? null,
+      job.runAt ?? now,
+    ],
+  );
+  return row ? toRecord(row) : undefined;
+}
+
 export class JobsRepo {
   private readonly db: SqlDriver;
 
@@ -96,33 +123,24 @@ export class JobsRepo {
    * One statement decides the race, so concurrent requests with one key create one job.
    */
   async create(job: NewJob, now: number): Promise<{ job: JobRecord; created: boolean }> {
-    const id = `job_${randomUUID().replaceAll('-', '')}`;
-    const inserted = await this.db.query<JobRow>(
-      `INSERT INTO jobs (id, type, status, input, attempts, max_attempts, run_at, created_at, updated_at,
-         idempotency_key, request_hash)
-       VALUES ($1, $2, 'queued', $3, 0, $4, $8, $5, $5, $6, $7)
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING *`,
-      [
-        id,
-        job.type,
-        writeJson(job.input),
-        job.maxAttempts,
-        now,
-        job.idempotencyKey ?? null,
-        job.requestHash ?? null,
-        job.runAt ?? now,
-      ],
-    );
-    if (inserted[0]) {
+    const inserted = await insertJob(this.db, job, now);
+    if (inserted) {
       await this.announce(job.runAt ?? now);
-      return { job: toRecord(inserted[0]), created: true };
+      return { job: inserted, created: true };
     }
     const [existing] = await this.db.query<JobRow>('SELECT * FROM jobs WHERE idempotency_key = $1', [
       job.idempotencyKey ?? null,
     ]);
     if (!existing) throw new Error('idempotency key conflict but no job holds the key');
     return { job: toRecord(existing), created: false };
+  }
+
+  /** Every job of one type, oldest first (internal jobs such as order webhooks, for operators and tests). */
+  async ofType(type: string): Promise<JobRecord[]> {
+    const rows = await this.db.query<JobRow>('SELECT * FROM jobs WHERE type = $1 ORDER BY created_at, id', [
+      type,
+    ]);
+    return rows.map(toRecord);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -229,7 +247,8 @@ export class JobsRepo {
     };
   }
 
-  private async announce(runAt: number): Promise<void> {
+  /** Tells the runners of a job written by someone else's transaction, once it is committed. */
+  async announce(runAt: number): Promise<void> {
     for (const s of this.subscribers) s.runnable(runAt);
     // Best effort: the job is stored, and a runner that missed the news finds it on its idle poll.
     if (this.db.dialect === 'postgres')

@@ -1,0 +1,21 @@
+// @ts-nocheck
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { OAuthTestClient } from '../support/oauth-client.ts';
+import { load } from './load.ts';
+import { MCP_HEADERS, toolCall } from './mcp.bench.ts';
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/mprof', new URL('./serve-mcp.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+const first = await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r));
+const { colonyBase } = JSON.parse(first);
+const oauth = await OAuthTestClient.register(colonyBase);
+const person = await oauth.person('Bench');
+const { access_token } = await oauth.tokens({ scope: 'memory:read memory:write', resource: `${colonyBase}/mcp` }, person);
+const headers = { ...MCP_HEADERS, authorization: `Bearer ${access_token}` };
+await fetch(`${colonyBase}/mcp`, { method: 'POST', headers, body: toolCall('cortex_remember', { text: 'The bench deploys on Fridays.' }) }).then((r) => r.text());
+const which = process.argv[2] ?? 'recall';
+const body = which === 'recall' ? toolCall('cortex_recall', { query: 'when does the bench deploy' }) : toolCall('get_pricing', {});
+const h = which === 'recall' ? headers : MCP_HEADERS;
+const f = await load(`${colonyBase}/mcp`, { seconds: 10, connections: 32, method: 'POST', headers: h, body });
+console.log(f.rps, f.p99, f.non2xx);
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
