@@ -13,6 +13,7 @@ import { bareOidcProvider, colonyOn } from './bare-oidc-provider.ts';
 import { atLeast, type GoalRow } from './goals.ts';
 import { formatRow, type LoadFigures, load, percentile } from './load.ts';
 import { corpusAccount, retrievalQuality } from './memory-corpus.ts';
+import { crowdTable } from './memory-crowd.ts';
 import { vectorTable } from './memory-vectors.bench.ts';
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -390,6 +391,11 @@ export async function benchIdentity(opts: {
   vectorMemories: number;
 }): Promise<GoalRow[]> {
   await memoryTable(opts.memorySizes, opts.queries);
+  await crowdTable(
+    process.env.TEST_DATABASE_URL ? [sqliteTarget, postgresTarget] : [sqliteTarget],
+    opts.memorySizes,
+    opts.queries,
+  );
   await vectorTable(opts.vectorMemories, opts.queries);
   // run.ts passes no rounds here; BENCH_ROUNDS still trades precision for time, at most 3 per figure.
   const rounds = Math.max(1, Math.min(3, Number(process.env.BENCH_ROUNDS ?? 3)));
