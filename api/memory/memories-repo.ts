@@ -1,6 +1,7 @@
 // The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
 
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
+import { searchSqlPostgres, termStatsPostgres } from './postgres-fts.ts';
 import { fts5Expression, prunedExpressions, tsqueryExpression } from './query-terms.ts';
 import {
   frequentTermsSqlite,
@@ -136,42 +137,53 @@ export class MemoriesRepo {
     mode: 'any' | 'all' = 'any',
   ): Promise<ScoredMemory[]> {
     if (terms.length === 0) return [];
-    const all = tsqueryExpression(terms, 'all');
-    const expressions =
-      mode === 'all'
-        ? { fts5: fts5Expression(terms, 'all'), tsqueryFilter: all, tsqueryRank: all }
-        : prunedExpressions(terms, terms.length > 1 ? await this.frequentTerms(accountId, terms) : new Set());
     const rows =
       this.db.dialect === 'postgres'
-        ? await this.db.query<Row>(
-            `SELECT ${COLUMNS}, ts_rank_cd(m.search, r) AS score
-             FROM memories m, to_tsquery('english', $2) q, to_tsquery('english', $4) r
-             WHERE m.account_id = $1 AND m.search @@ q
-             ORDER BY score DESC, m.created_at DESC LIMIT $3`,
-            [accountId, expressions.tsqueryFilter, limit, expressions.tsqueryRank],
-          )
-        : await this.db.query<Row>(SEARCH_SQL(COLUMNS), [
-            accountId,
-            scopedMatch(accountId, expressions.fts5),
-            limit,
-          ]);
+        ? await this.searchPostgres(accountId, terms, limit, mode)
+        : await this.searchSqlite(accountId, terms, limit, mode);
     return rows.map((r) => ({ memory: toRecord(r), score: Number(r.score) }));
   }
 
-  /** Terms more than FREQUENT_MATCHES of the account's memories hold; each check stops there. */
-  private async frequentTerms(accountId: string, terms: readonly string[]): Promise<Set<string>> {
-    if (this.db.dialect === 'sqlite') return frequentTermsSqlite(this.db, accountId, terms, FREQUENT_MATCHES);
-    // One round trip for every term: an EXISTS per term, each stopping at the threshold's row.
-    const probes = terms.map(
-      (_, i) => `EXISTS (SELECT 1 FROM memories m WHERE m.account_id = $1
-         AND m.search @@ to_tsquery('english', $${i + 3}) OFFSET $2 LIMIT 1) AS t${i}`,
-    );
-    const [row] = await this.db.query<Record<string, boolean>>(`SELECT ${probes.join(', ')}`, [
+  private async searchSqlite(
+    accountId: string,
+    terms: readonly string[],
+    limit: number,
+    mode: 'any' | 'all',
+  ) {
+    const fts5 =
+      mode === 'all'
+        ? fts5Expression(terms, 'all')
+        : prunedExpressions(
+            terms,
+            terms.length > 1
+              ? await frequentTermsSqlite(this.db, accountId, terms, FREQUENT_MATCHES)
+              : new Set(),
+          ).fts5;
+    return this.db.query<Row>(SEARCH_SQL(COLUMNS), [accountId, scopedMatch(accountId, fts5), limit]);
+  }
+
+  private async searchPostgres(
+    accountId: string,
+    terms: readonly string[],
+    limit: number,
+    mode: 'any' | 'all',
+  ) {
+    const stats = await termStatsPostgres(
+      this.db,
       accountId,
+      terms,
       FREQUENT_MATCHES,
-      ...terms,
+      mode === 'any' && terms.length > 1,
+    );
+    const all = tsqueryExpression(terms, 'all');
+    const expressions =
+      mode === 'all' ? { tsqueryFilter: all, tsqueryRank: all } : prunedExpressions(terms, stats.frequent);
+    return this.db.query<Row>(searchSqlPostgres(COLUMNS, stats.big), [
+      accountId,
+      expressions.tsqueryFilter,
+      limit,
+      expressions.tsqueryRank,
     ]);
-    return new Set(terms.filter((_, i) => row?.[`t${i}`] === true));
   }
 
   async get(accountId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
