@@ -49,7 +49,7 @@ function apiV1(s: AppServices, mounts: Mount[]): Mount {
 /** The office-manager API inside /api/v1: on PORT, or alone on COLONY_MANAGER_PORT. */
 function officeManager(s: AppServices): Mount[] {
   const { config, verifiers, identity, registry, storage, officeCluster, kubeConfig, now } = s;
-  const { taskScheduler, connect } = s;
+  const { taskScheduler, connect, entitlements, officeCreation } = s;
   return [
     mount(
       officePlugin,
@@ -63,6 +63,8 @@ function officeManager(s: AppServices): Mount[] {
         kubeConfig,
         taskScheduler,
         connect,
+        entitlements,
+        officeCreation,
         now,
       },
       '/offices',
@@ -98,7 +100,10 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     ]),
     mount(
       backupsPlugin,
-      { config, verifiers, storage, backups: s.backups, now, rateLimit: apiBudget(s) },
+      {
+        ...{ config, verifiers, storage, backups: s.backups, entitlements: s.entitlements },
+        ...{ now, rateLimit: apiBudget(s) },
+      },
       '/api/snapshots',
     ),
     mount(browserAccessScope, {

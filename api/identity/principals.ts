@@ -31,6 +31,7 @@ export function accountPrincipal(view: AccountView, credential: AccountCredentia
     email: account.email,
     scopes: credential.scopes,
     offices,
+    officeBinding: credential.offices === null ? 'account' : 'listed',
     credential: credential.credential,
     ...(credential.credentialId ? { credentialId: credential.credentialId } : {}),
     ...(credential.resource ? { resource: credential.resource } : {}),
