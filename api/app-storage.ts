@@ -17,7 +17,7 @@ import { JobsRepo } from './domain/jobs/jobs-repo.ts';
 import { domainMigrations } from './domain/migrations.ts';
 import { SkillsRepo } from './domain/skills/skills-repo.ts';
 import { IdentityRepos } from './identity/identity-repos.ts';
-import { identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
+import { agentKeyMigration, identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
 import { memoryMigrations } from './memory/migrations.ts';
 import { officeMigrations } from './office/migrations.ts';
 import { TasksRepo } from './office/tasks-repo.ts';
@@ -62,6 +62,7 @@ export const migrations: readonly Migration[] = [
   ordersMigration, // 102
   subscriptionSyncMigration, // 103
   officeBillingMigration, // 104
+  agentKeyMigration, // 107
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */

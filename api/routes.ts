@@ -24,6 +24,7 @@ import { integrationsPlugin } from './integrations/plugin.ts';
 import { mcpPlugin } from './mcp/plugin.ts';
 import { healthRoutes } from './observability/health.ts';
 import { officePlugin } from './office/plugin.ts';
+import { accountOfficesSection } from './office/self-serve/offices-section.ts';
 import { apiRateLimit } from './public/api-rate-limit.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { browserAccessScope } from './shared/browser-access.ts';
@@ -80,7 +81,14 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
   const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
-    mount(identityPages, { config, prices, identity, planSection: accountPlanSection(storage) }),
+    mount(identityPages, {
+      ...{ config, prices, identity, planSection: accountPlanSection(storage) },
+      officeSection: accountOfficesSection({
+        identity,
+        entitlements: s.entitlements,
+        officeCreation: s.officeCreation,
+      }),
+    }),
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
     apiV1(s, [

@@ -11,6 +11,8 @@ export interface AccountCredential {
   credentialId?: string;
   resource?: string;
   clientId?: string;
+  /** An agent credential's agent. */
+  agent?: string;
 }
 
 /**
@@ -36,5 +38,6 @@ export function accountPrincipal(view: AccountView, credential: AccountCredentia
     ...(credential.credentialId ? { credentialId: credential.credentialId } : {}),
     ...(credential.resource ? { resource: credential.resource } : {}),
     ...(credential.clientId ? { clientId: credential.clientId } : {}),
+    ...(credential.agent ? { agent: credential.agent } : {}),
   };
 }

@@ -17,6 +17,11 @@ export interface Principal {
    * later) or only to the ones it lists (`listed`); absent for the bootstrap token.
    */
   officeBinding?: 'account' | 'listed';
+  /**
+   * Set for an agent credential (an API key provisioned for one agent of one office): it operates
+   * that office but never acts as the owner who made it (members, creating or deleting offices).
+   */
+  agent?: string;
   credential: 'bootstrap_token' | 'api_key' | 'oauth_access_token';
   /** An OAuth access token's audience (RFC 8707 resource); absent when the token names none. */
   resource?: string;

@@ -25,9 +25,11 @@ export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext):
     if (selfServe) return selfServe;
     requireOffice(principal, officeId);
     if (principal.offices !== '*') {
-      const role = principal.accountId
-        ? await identity.officeMembers.role(officeId, principal.accountId)
-        : undefined;
+      // An agent credential never acts as the owner who provisioned it.
+      const role =
+        principal.accountId && !principal.agent
+          ? await identity.officeMembers.role(officeId, principal.accountId)
+          : undefined;
       if (role !== 'owner')
         throw new ProblemError('forbidden', `Only an owner of office ${officeId} may create or delete it.`);
     }
