@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../api/app-storage.ts';
+import { initialParts, newSnapshotId } from '../../api/backups/snapshot-model.ts';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { type InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath } from '../support/kube.ts';
@@ -65,6 +66,26 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
       headers: bearer(key),
       payload: { enabled, hourUtc: 3, retentionDays: 7 },
     });
+  /** A restore of a snapshot of the office just recorded (still pending: the gate comes first). */
+  const restore = async (office: string, key: string) => {
+    const { snapshot } = await storage.snapshots.create(
+      {
+        id: newSnapshotId(),
+        officeId: office,
+        trigger: 'manual',
+        description: 'before',
+        parts: initialParts(),
+        createdBy: 'test',
+      },
+      Date.now(),
+    );
+    return s.app.inject({
+      method: 'POST',
+      url: `/api/snapshots/${snapshot.id}/restore`,
+      headers: bearer(key),
+      payload: {},
+    });
+  };
   /** Integrations (or enabled agents) put in the office directly, as if saved earlier. */
   const fill = async (office: string, what: 'integrations' | 'agents', n: number) => {
     for (let i = 0; i < n; i++) {
@@ -95,6 +116,8 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
         200,
       );
       expect((await schedule(office, true, TOKEN)).statusCode).toBe(200);
+      // Not refused by any plan: only the snapshot's own state stands in the way.
+      expect((await restore(office, TOKEN)).json().code).toBe('conflict');
     });
   });
 
@@ -168,12 +191,19 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
       expect((await cluster().listIntegrations(`office-${office}`)).length).toBe(0);
     });
 
-    it('refuses daily snapshots without the Backups add-on, and lets them be turned off', async () => {
+    it('refuses daily snapshots and restores without the Backups add-on, and lets snapshots be turned off', async () => {
       const on = await schedule(office, true, key);
       expect(on.statusCode).toBe(403);
       expect(on.json()).toMatchObject({ code: 'plan_feature_unavailable', limit: 'backups' });
       expect(on.json().detail).toContain('the Backups add-on');
       expect((await schedule(office, false, key)).statusCode).toBe(200);
+      const back = await restore(office, key);
+      expect(back.statusCode).toBe(403);
+      expect(back.json()).toMatchObject({
+        code: 'plan_feature_unavailable',
+        limit: 'backups',
+        plan: 'starter',
+      });
     });
 
     it('refuses the integration past the limit, and re-saving one that exists is never refused', async () => {
