@@ -79,6 +79,20 @@ describe.each(storageTargets)('agent credentials on $name', (target) => {
     expect((await call('/api/v1/me', created.key)).status).toBe(401);
   });
 
+  it('is advertised in the agent_auth block of the authorization-server metadata', async () => {
+    const meta = (await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json()) as {
+      agent_auth: {
+        identity_types: {
+          service_auth: { credentials: { type: string; create_with_api?: { url: string } }[] };
+        };
+      };
+    };
+    const agent = meta.agent_auth.identity_types.service_auth.credentials.find(
+      (c) => c.type === 'agent_credential',
+    );
+    expect(agent?.create_with_api?.url).toBe(`${server.baseUrl}/api/v1/offices/{officeID}/agent-credentials`);
+  });
+
   it('refuses an office the caller only operates, a bad agent name and an API key as the caller', async () => {
     const operator = await provision('helped', { agentName: 'scout' });
     expect(operator.status).toBe(403);
