@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../api/app-storage.ts';
-import { initialParts, newSnapshotId } from '../../api/backups/snapshot-model.ts';
+import { BackupServices } from '../../api/backups/backup-services.ts';
+import { DAY_MS, initialParts, newSnapshotId } from '../../api/backups/snapshot-model.ts';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import { type InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath } from '../support/kube.ts';
@@ -86,6 +87,19 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
       payload: {},
     });
   };
+  /** The daily snapshot sweep of one office's namespace, two days from now (any schedule is due). */
+  const sweepLater = (office: string) =>
+    new BackupServices({
+      snapshots: storage.snapshots,
+      jobs: storage.jobs,
+      blobDir: s.app.colony.config.backups.dir,
+      kubeConfig: kubeConfig(),
+      officeDatabaseUrl: undefined,
+      sweepMs: 0,
+      watchNamespace: `office-${office}`,
+      schedulesAllowed: (o) => s.app.colony.entitlements.allows(o, 'backups'),
+      now: () => Date.now() + 2 * DAY_MS,
+    }).sweep(1);
   /** Integrations (or enabled agents) put in the office directly, as if saved earlier. */
   const fill = async (office: string, what: 'integrations' | 'agents', n: number) => {
     for (let i = 0; i < n; i++) {
@@ -106,9 +120,11 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
     }
   };
 
+  const ops = id('ops');
+
   describe('an office created by a cluster admin', () => {
     it('has no billing account and no limits or gated features', async () => {
-      const office = id('ops');
+      const office = ops;
       expect((await putOffice(office, admin)).statusCode).toBe(201);
       expect(await storage.officeBilling.accountOf(office)).toBeUndefined();
       await fill(office, 'integrations', 12);
@@ -204,6 +220,17 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
         limit: 'backups',
         plan: 'starter',
       });
+    });
+
+    it('is left out of the daily snapshot sweep without the add-on, unlike an admin-created office', async () => {
+      // A schedule left on from when the account had the add-on: the sweep no longer honours it.
+      const at = Date.now();
+      await storage.snapshots.putSchedule({
+        ...{ officeId: office, enabled: true, hourUtc: 3, retentionDays: 7 },
+        ...{ nextRunAt: at, updatedAt: at },
+      });
+      expect((await sweepLater(office)).taken).toEqual([]);
+      expect((await sweepLater(ops)).taken).toHaveLength(1);
     });
 
     it('refuses the integration past the limit, and re-saving one that exists is never refused', async () => {
