@@ -49,7 +49,7 @@ function apiV1(s: AppServices, mounts: Mount[]): Mount {
 
 /** The office-manager API inside /api/v1: on PORT, or alone on COLONY_MANAGER_PORT. */
 function officeManager(s: AppServices): Mount[] {
-  const { config, verifiers, identity, registry, storage, officeCluster, kubeConfig, now } = s;
+  const { config, verifiers, identity, registry, storage, officeCluster, now } = s;
   const { taskScheduler, connect, entitlements, officeCreation } = s;
   return [
     mount(
@@ -61,7 +61,6 @@ function officeManager(s: AppServices): Mount[] {
         registry,
         storage,
         officeCluster,
-        kubeConfig,
         taskScheduler,
         connect,
         entitlements,

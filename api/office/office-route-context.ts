@@ -1,6 +1,5 @@
 // What the office-manager handlers share: the services the plugin is given, the cluster (503
 // without one), the office behind a request (authenticated, scoped, bound) and the registry lookup.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { FastifyRequest } from 'fastify';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
@@ -27,7 +26,6 @@ export interface OfficeOptions {
   storage: Storage;
   /** Present when a cluster is configured; every route answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
-  kubeConfig: KubeConfig | undefined;
   taskScheduler: TaskScheduler;
   connect: ConnectService;
   /** The plan checks of self-serve offices (limits, features) and their billing rows. */
