@@ -170,7 +170,7 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
         upgradeUrl: 'http://colony.test/account',
       });
       expect(res.json().detail).toContain('The Starter plan of account');
-      expect(res.json().detail).toContain('allows 1 office and 1 are in use');
+      expect(res.json().detail).toContain('allows 1 office and 1 is in use');
     });
 
     it('refuses a key bound to listed offices, another account’s office, and an account without a plan', async () => {

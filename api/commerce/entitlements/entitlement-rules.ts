@@ -95,7 +95,7 @@ export function checkLimit(
   if (used < allowed) return undefined;
   return {
     code: 'plan_limit_reached',
-    detail: `The ${e.plan.name} plan of account ${e.accountId} allows ${count(allowed, limit)} and ${used} are in use. To add more, upgrade to a plan with a higher limit. ${upgradeHint(upgradeUrl)}`,
+    detail: `The ${e.plan.name} plan of account ${e.accountId} allows ${count(allowed, limit)} and ${used} ${used === 1 ? 'is' : 'are'} in use. To add more, upgrade to a plan with a higher limit. ${upgradeHint(upgradeUrl)}`,
     extensions: { ...base, allowed },
   };
 }
