@@ -11,6 +11,9 @@ import type { OfficeCluster } from './office-cluster.ts';
 import { GrantsPendingError, NamespaceTakenError, OfficeNamespaces } from './office-namespaces.ts';
 import { MAX_DEFAULT_OFFICE_ID } from './render-office-grants.ts';
 
+const taken = (officeId: string) =>
+  new ProblemError('conflict', `Office ${officeId} already exists: choose another name.`);
+
 export interface OfficeCreationDeps {
   config: Config;
   kubeConfig: KubeConfig | undefined;
@@ -94,10 +97,11 @@ export class OfficeCreation {
    */
   async createFor(accountId: string, officeId: string): Promise<{ namespace: string; created: boolean }> {
     const { entitlements, members, now } = this.deps;
-    if (!(await this.isUnclaimed(officeId)))
-      throw new ProblemError('conflict', `Office ${officeId} already exists: choose another name.`);
+    if (!(await this.isUnclaimed(officeId))) throw taken(officeId);
     await entitlements.requireOfficeRoom(accountId);
     await entitlements.billing.record(officeId, accountId, now());
+    // Two accounts claiming one name at once: the first billing row wins, the other is refused.
+    if ((await entitlements.billing.accountOf(officeId)) !== accountId) throw taken(officeId);
     await members.upsert(officeId, accountId, 'owner', now());
     try {
       return await this.ensure(officeId, undefined);

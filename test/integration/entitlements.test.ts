@@ -307,6 +307,26 @@ describe.each(storageTargets)('entitlements on $name', (t) => {
       expect(again.body).toContain('already exists');
     });
 
+    it('gives an office two accounts claim at the same moment to exactly one of them', async () => {
+      const rival = await ownerWithPlan(s.app, 'plan_pro_monthly');
+      const keys = [await accountKey(owner.browser, SCOPES), await accountKey(rival.browser, SCOPES)];
+      const contested = id('contested');
+      const answers = await Promise.all(keys.map((k) => putOffice(contested, bearer(k))));
+      expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(1);
+      // The other one finds it claimed: by its billing row (409) or by its members (403).
+      expect(answers.filter((a) => a.statusCode === 409 || a.statusCode === 403)).toHaveLength(1);
+      const winner = answers[0]?.statusCode === 201 ? owner.accountId : rival.accountId;
+      const loser = winner === owner.accountId ? rival.accountId : owner.accountId;
+      expect(await storage.officeBilling.accountOf(contested)).toBe(winner);
+      expect(await storage.identity.officeMembers.role(contested, loser)).toBeUndefined();
+      expect(await storage.officeBilling.officesOf(loser)).not.toContain(contested);
+      await s.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/offices/${contested}`,
+        headers: bearer(keys[winner === owner.accountId ? 0 : 1] ?? ''),
+      });
+    });
+
     it('refuses the form for an account without a plan, saying why', async () => {
       const planless = await signedUpOwner(s.app, storage.identity.accounts);
       await planless.browser.get('/account');
