@@ -6,6 +6,7 @@ import type { IntegrationRegistry } from '../integrations/registry/load-registry
 import type { Storage } from './app-storage.ts';
 import type { BackupServices } from './backups/backup-services.ts';
 import type { CommerceServices } from './commerce/commerce-services.ts';
+import type { Entitlements } from './commerce/entitlements/entitlements.ts';
 import type { Config } from './config.ts';
 import type { ConnectService } from './connect/connect-service.ts';
 import type { TokenRefresher } from './connect/token-refresher.ts';
@@ -16,6 +17,7 @@ import type { Probe } from './domain/status/probes.ts';
 import type { IdentityServices } from './identity/identity-services.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { OfficeCluster } from './office/office-cluster.ts';
+import type { OfficeCreation } from './office/office-creation.ts';
 import type { TaskScheduler } from './office/task-scheduler.ts';
 import type { CredentialVerifier } from './shared/identity.ts';
 import type { PollerGate } from './shared/poller-gate.ts';
@@ -42,6 +44,10 @@ export interface AppServices {
   officeCluster: OfficeCluster | undefined;
   /** Snapshots and restores of offices (api/backups). */
   backups: BackupServices;
+  /** What each office's plan allows (api/commerce/entitlements); operator-managed offices: everything. */
+  entitlements: Entitlements;
+  /** Making and giving back offices: by a cluster admin, an owner, or self-serve with a plan. */
+  officeCreation: OfficeCreation;
   /** Files integrations' task templates into office task queues. */
   taskScheduler: TaskScheduler;
   /** Starts the cluster-wide pollers on the replica that should run them. */

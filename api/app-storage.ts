@@ -6,6 +6,8 @@ import { SnapshotsRepo } from './backups/snapshots-repo.ts';
 import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
+import { officeBillingMigration } from './commerce/entitlements/migrations.ts';
+import { OfficeBillingRepo } from './commerce/entitlements/office-billing-repo.ts';
 import {
   agentPlatformsMigration,
   commerceMigrations,
@@ -21,7 +23,7 @@ import { JobsRepo } from './domain/jobs/jobs-repo.ts';
 import { domainMigrations } from './domain/migrations.ts';
 import { SkillsRepo } from './domain/skills/skills-repo.ts';
 import { IdentityRepos } from './identity/identity-repos.ts';
-import { identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
+import { agentKeyMigration, identityMigrations, keyRevealMigrations } from './identity/migrations.ts';
 import { memoryIndexScopeMigration, memoryMigrations } from './memory/migrations.ts';
 import { officeMigrations } from './office/migrations.ts';
 import { TasksRepo } from './office/tasks-repo.ts';
@@ -44,6 +46,8 @@ export interface Storage extends StorageHandle {
   readonly billingHandoffs: BillingHandoffsRepo;
   /** Agent platforms registered for ACP order webhooks (api/commerce/order-webhooks). */
   readonly agentPlatforms: AgentPlatformsRepo;
+  /** The billing account of each self-serve office (none: operator-managed). */
+  readonly officeBilling: OfficeBillingRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -67,6 +71,8 @@ export const migrations: readonly Migration[] = [
   subscriptionSyncMigration, // 103
   memoryIndexScopeMigration, // 205
   agentPlatformsMigration, // 106
+  officeBillingMigration, // 104
+  agentKeyMigration, // 107
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -83,6 +89,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     orders: new OrdersRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
     agentPlatforms: new AgentPlatformsRepo(driver),
+    officeBilling: new OfficeBillingRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
   };

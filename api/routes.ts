@@ -27,6 +27,7 @@ import { integrationsPlugin } from './integrations/plugin.ts';
 import { mcpPlugin } from './mcp/plugin.ts';
 import { healthRoutes } from './observability/health.ts';
 import { officePlugin } from './office/plugin.ts';
+import { accountOfficesSection } from './office/self-serve/offices-section.ts';
 import { apiRateLimit } from './public/api-rate-limit.ts';
 import { publicApiPlugin } from './public/plugin.ts';
 import { browserAccessScope } from './shared/browser-access.ts';
@@ -51,8 +52,8 @@ function apiV1(s: AppServices, mounts: Mount[]): Mount {
 
 /** The office-manager API inside /api/v1: on PORT, or alone on COLONY_MANAGER_PORT. */
 function officeManager(s: AppServices): Mount[] {
-  const { config, verifiers, identity, registry, storage, officeCluster, kubeConfig, now } = s;
-  const { taskScheduler, connect } = s;
+  const { config, verifiers, identity, registry, storage, officeCluster, now } = s;
+  const { taskScheduler, connect, entitlements, officeCreation } = s;
   return [
     mount(
       officePlugin,
@@ -63,9 +64,10 @@ function officeManager(s: AppServices): Mount[] {
         registry,
         storage,
         officeCluster,
-        kubeConfig,
         taskScheduler,
         connect,
+        entitlements,
+        officeCreation,
         now,
       },
       '/offices',
@@ -81,7 +83,14 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
   const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
-    mount(identityPages, { config, prices, identity, planSection: accountPlanSection(storage) }),
+    mount(identityPages, {
+      ...{ config, prices, identity, planSection: accountPlanSection(storage) },
+      officeSection: accountOfficesSection({
+        identity,
+        entitlements: s.entitlements,
+        officeCreation: s.officeCreation,
+      }),
+    }),
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
     apiV1(s, [
@@ -102,7 +111,10 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     ]),
     mount(
       backupsPlugin,
-      { config, verifiers, storage, backups: s.backups, now, rateLimit: apiBudget(s) },
+      {
+        ...{ config, verifiers, storage, backups: s.backups, entitlements: s.entitlements },
+        ...{ now, rateLimit: apiBudget(s) },
+      },
       '/api/snapshots',
     ),
     mount(browserAccessScope, {

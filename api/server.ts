@@ -18,6 +18,7 @@ import type { AppServices } from './app-services.ts';
 import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
+import { Entitlements } from './commerce/entitlements/entitlements.ts';
 import { ORDER_WEBHOOK_JOB } from './commerce/order-webhooks/order-events.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
@@ -48,6 +49,7 @@ import { createMetrics, instrumentRequests, type Metrics } from './observability
 import { OneLinePerRequest, redactUrl } from './observability/request-log.ts';
 import { buildManagerServer } from './office/manager-server.ts';
 import { OfficeCluster } from './office/office-cluster.ts';
+import { OfficeCreation } from './office/office-creation.ts';
 import { TaskScheduler } from './office/task-scheduler.ts';
 import { mainSurfaces, managerSurfaces } from './routes.ts';
 import { answerBrowsers } from './shared/browser-access.ts';
@@ -270,6 +272,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   await storage.skills.replaceAll(skills, now());
 
   const prices = loadPriceList();
+  const entitlements = new Entitlements({ storage, prices, baseUrl: config.baseUrl });
   const metrics = createMetrics();
   const registry = loadRegistry(config.integrationsDir);
   const k = config.kubernetes;
@@ -293,6 +296,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     officeDatabaseUrl: config.kubernetes.officeDatabaseUrl,
     sweepMs: config.backups.sweepSeconds * 1000,
     watchNamespace: k.watchNamespace,
+    schedulesAllowed: (officeId) => entitlements.allows(officeId, 'backups'),
     now,
   });
   const jobHandlers = {
@@ -333,6 +337,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     registry,
     cluster: officeCluster,
     namespace: k.watchNamespace,
+    templatesAllowed: (officeId) => entitlements.allows(officeId, 'task_templates'),
     log: app.log,
     intervalMs: config.taskSchedulerMs,
     now,
@@ -364,6 +369,10 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     kubeConfig: kc,
     officeCluster,
     backups,
+    entitlements,
+    officeCreation: new OfficeCreation({
+      ...{ config, kubeConfig: kc, officeCluster, members: identity.officeMembers, entitlements, now },
+    }),
     taskScheduler,
     pollers,
     connect: new ConnectService({

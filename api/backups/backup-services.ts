@@ -23,6 +23,8 @@ export interface BackupOptions {
   sweepMs: number;
   /** Namespaced mode (COLONY_WATCH_NAMESPACE): the sweep looks at this one office namespace only. */
   watchNamespace?: string | undefined;
+  /** Whether an office's plan includes scheduled snapshots (the Backups add-on); all, when absent. */
+  schedulesAllowed?: (officeId: string) => Promise<boolean>;
   now: () => number;
   blobs?: BlobStore;
 }
@@ -139,6 +141,7 @@ export class BackupServices {
     const { snapshots, now } = this.opts;
     const taken: string[] = [];
     for (const { officeId } of await this.sweptOffices()) {
+      if (this.opts.schedulesAllowed && !(await this.opts.schedulesAllowed(officeId))) continue;
       const schedule = await snapshots.ensureSchedule({
         officeId,
         ...DEFAULT_SCHEDULE,

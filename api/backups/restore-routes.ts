@@ -34,6 +34,7 @@ export function registerRestoreRoutes(fastify: FastifyInstance, services: Backup
     },
     async (request, reply) => {
       const { snapshot: s, principal } = await findSnapshot(request, services);
+      await services.entitlements.requireFeature(s.officeId, 'backups');
       if (s.status === 'deleted')
         throw new ProblemError('conflict', `Snapshot ${s.id} was deleted; it can no longer be restored.`);
       if (s.status !== 'completed')

@@ -1,6 +1,7 @@
 // Shared by the /api/snapshots route files: OpenAPI security, poll hint, and finding a snapshot.
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Storage } from '../app-storage.ts';
+import type { Entitlements } from '../commerce/entitlements/entitlements.ts';
 import type { Config } from '../config.ts';
 
 import { requireOffice } from '../shared/authenticate.ts';
@@ -16,6 +17,8 @@ export interface BackupsOptions {
   verifiers: CredentialVerifier[];
   storage: Storage;
   backups: BackupServices;
+  /** Scheduling and restoring need the Backups add-on in a self-serve office's plan. */
+  entitlements: Entitlements;
   now: () => number;
   /** The /api/v1 request budget, which /api/snapshots shares. */
   rateLimit: onRequestHookHandler;

@@ -58,6 +58,8 @@ export function registerScheduleRoutes(fastify: FastifyInstance, services: Backu
       const { officeID } = request.params;
       requireOffice(principalOf(request), officeID);
       await requireKnownOffice(services, officeID);
+      // Turning daily snapshots off is always allowed; on needs the add-on.
+      if (request.body.enabled) await services.entitlements.requireFeature(officeID, 'backups');
       const saved = await storage.snapshots.putSchedule({
         officeId: officeID,
         enabled: request.body.enabled,

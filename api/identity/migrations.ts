@@ -105,3 +105,13 @@ export const keyRevealMigrations: readonly Migration[] = [
     ),
   },
 ];
+
+/**
+ * An agent credential (spec 5.5 service_auth) is an API key bound to one office and named for the
+ * agent it was provisioned for; that agent never acts as the owner who made it.
+ */
+export const agentKeyMigration: Migration = {
+  id: 107,
+  name: 'api keys: the agent an agent credential was provisioned for',
+  sql: eachDialect(() => 'ALTER TABLE api_keys ADD COLUMN agent_name TEXT'),
+};

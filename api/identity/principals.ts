@@ -11,6 +11,8 @@ export interface AccountCredential {
   credentialId?: string;
   resource?: string;
   clientId?: string;
+  /** An agent credential's agent. */
+  agent?: string;
 }
 
 /**
@@ -31,9 +33,11 @@ export function accountPrincipal(view: AccountView, credential: AccountCredentia
     email: account.email,
     scopes: credential.scopes,
     offices,
+    officeBinding: credential.offices === null ? 'account' : 'listed',
     credential: credential.credential,
     ...(credential.credentialId ? { credentialId: credential.credentialId } : {}),
     ...(credential.resource ? { resource: credential.resource } : {}),
     ...(credential.clientId ? { clientId: credential.clientId } : {}),
+    ...(credential.agent ? { agent: credential.agent } : {}),
   };
 }

@@ -1,10 +1,10 @@
 // What the office-manager handlers share: the services the plugin is given, the cluster (503
 // without one), the office behind a request (authenticated, scoped, bound) and the registry lookup.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { FastifyRequest } from 'fastify';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
 import type { Storage } from '../app-storage.ts';
+import type { Entitlements } from '../commerce/entitlements/entitlements.ts';
 import type { Config } from '../config.ts';
 import type { ConnectService } from '../connect/connect-service.ts';
 import type { IdentityServices } from '../identity/identity-services.ts';
@@ -12,6 +12,7 @@ import { authenticate, requireOffice, requireScope } from '../shared/authenticat
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { ProblemError } from '../shared/problem.ts';
 import type { OfficeCluster } from './office-cluster.ts';
+import type { OfficeCreation } from './office-creation.ts';
 import type { TaskScheduler } from './task-scheduler.ts';
 
 /** The options of officePlugin: every service an office-manager route uses, and no other. */
@@ -25,9 +26,12 @@ export interface OfficeOptions {
   storage: Storage;
   /** Present when a cluster is configured; every route answers 503 without it. */
   officeCluster: OfficeCluster | undefined;
-  kubeConfig: KubeConfig | undefined;
   taskScheduler: TaskScheduler;
   connect: ConnectService;
+  /** The plan checks of self-serve offices (limits, features) and their billing rows. */
+  entitlements: Entitlements;
+  /** Making and giving back offices, self-serve ones included. */
+  officeCreation: OfficeCreation;
   now: () => number;
 }
 

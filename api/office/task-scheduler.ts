@@ -14,6 +14,11 @@ export interface TaskSchedulerOptions {
   cluster?: OfficeCluster | undefined;
   /** COLONY_WATCH_NAMESPACE: the one namespace to read in namespaced mode (no cluster-wide list). */
   namespace?: string | undefined;
+  /**
+   * Whether an office's plan includes task templates and schedules; all, when absent. An office
+   * without them keeps the schedules it already has but gets no new ones.
+   */
+  templatesAllowed?: (officeId: string) => Promise<boolean>;
   log: FastifyBaseLogger;
   intervalMs: number;
   now: () => number;
@@ -44,8 +49,9 @@ export class TaskScheduler {
     await this.apply(officeId, desired);
   }
 
-  private async apply(officeId: string, desired: DesiredSchedule[]): Promise<void> {
+  private async apply(officeId: string, wanted: DesiredSchedule[]): Promise<void> {
     const { tasks, now } = this.opts;
+    const desired = await this.allowed(officeId, wanted);
     const t = now();
     for (const d of desired) {
       const activated = await tasks.activate(d, d.cron ? nextRun(d.cron, d.timezone, t) : null, t);
@@ -63,9 +69,19 @@ export class TaskScheduler {
         );
       }
     }
-    const wanted = new Set(desired.map(scheduleId));
+    const kept = new Set(desired.map(scheduleId));
     for (const s of await tasks.schedules(officeId))
-      if (s.active && !wanted.has(s.id)) await tasks.deactivate(s.id, t);
+      if (s.active && !kept.has(s.id)) await tasks.deactivate(s.id, t);
+  }
+
+  /** Without the plan feature, only schedules already active stay: nothing new is filed. */
+  private async allowed(officeId: string, wanted: DesiredSchedule[]): Promise<DesiredSchedule[]> {
+    const check = this.opts.templatesAllowed;
+    if (wanted.length === 0 || !check || (await check(officeId))) return wanted;
+    const active = new Set(
+      (await this.opts.tasks.schedules(officeId)).filter((s) => s.active).map((s) => s.id),
+    );
+    return wanted.filter((d) => active.has(scheduleId(d)));
   }
 
   /** Files every due run. A schedule missed while no replica ran fires once, then resumes from now. */

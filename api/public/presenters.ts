@@ -34,6 +34,7 @@ export function presentPricing(prices: PriceList, onlyPlan?: string) {
         credits: { monthlyAllowance: p.monthlyCredits, overagePerCreditCents: p.overagePerCreditCents },
         limits: p.limits,
         features: p.features,
+        entitlements: p.entitlements,
       })),
     addOns: prices.addOns.map((a) => ({
       id: a.id,
@@ -44,6 +45,7 @@ export function presentPricing(prices: PriceList, onlyPlan?: string) {
       amount: a.priceCents,
       currency: 'usd' as const,
       unit: a.unit,
+      entitlements: a.entitlements,
     })),
   };
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type JobTypeName, jobInputs } from '../domain/jobs/job-types.ts';
 import { jobStatuses } from '../domain/jobs/jobs-repo.ts';
+import { gatedFeatures } from '../domain/pricing/price-list.ts';
 
 export const problemSchema = z
   .object({
@@ -61,6 +62,9 @@ const planSchema = z
     credits: z.object({ monthlyAllowance: z.number().int(), overagePerCreditCents: z.number().int() }),
     limits: z.object({ offices: z.number().int(), agents: z.number().int(), integrations: z.number().int() }),
     features: z.array(z.string()),
+    entitlements: z
+      .array(z.enum(gatedFeatures))
+      .describe('The plan-gated features the plan includes, by the names refusals use (`limit`)'),
   })
   .meta({ id: 'Plan' });
 
@@ -74,6 +78,9 @@ const addOnSchema = z
     amount: z.number().int(),
     currency: z.literal('usd'),
     unit: z.string(),
+    entitlements: z
+      .array(z.enum(gatedFeatures))
+      .describe('The plan-gated features the add-on adds to any plan'),
   })
   .meta({ id: 'AddOn' });
 

@@ -12,6 +12,16 @@ export interface Principal {
   scopes: string[];
   /** Offices this principal may act on; `*` means every office. */
   offices: string[] | '*';
+  /**
+   * An account credential bound to every office of the account (`account`, also those it creates
+   * later) or only to the ones it lists (`listed`); absent for the bootstrap token.
+   */
+  officeBinding?: 'account' | 'listed';
+  /**
+   * Set for an agent credential (an API key provisioned for one agent of one office): it operates
+   * that office but never acts as the owner who made it (members, creating or deleting offices).
+   */
+  agent?: string;
   credential: 'bootstrap_token' | 'api_key' | 'oauth_access_token';
   /** An OAuth access token's audience (RFC 8707 resource); absent when the token names none. */
   resource?: string;

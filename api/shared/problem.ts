@@ -77,6 +77,18 @@ export const problemErrors = errorCatalogue(
       description:
         'The request came from a browser page whose origin is not on the allow-list (COLONY_ALLOWED_ORIGINS); nothing was done.',
     },
+    plan_limit_reached: {
+      status: 403,
+      title: 'Plan limit reached',
+      description:
+        'The office counts against an account whose plan allows no more offices, agents or integrations (or whose plan is no longer active); `plan`, `planStatus`, `limit`, `used`, `allowed` and `upgradeUrl` say which and how to raise it.',
+    },
+    plan_feature_unavailable: {
+      status: 403,
+      title: 'Feature not in plan',
+      description:
+        'The office counts against an account whose plan (or add-ons) does not include this feature; `plan`, `planStatus`, `limit` (the feature) and `upgradeUrl` say which and how to get it.',
+    },
     conflict: {
       status: 409,
       title: 'Conflict',

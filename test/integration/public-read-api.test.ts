@@ -76,8 +76,9 @@ describe('GET /api/v1/pricing', () => {
       monthly: { itemId: 'plan_pro_monthly', amount: 9900, currency: 'usd' },
       annual: { itemId: 'plan_pro_annual', amount: 99000 },
       credits: { monthlyAllowance: 5000 },
+      entitlements: ['office_services', 'task_templates'],
     });
-    expect(body.addOns[0]).toMatchObject({ id: 'addon_backups', amount: 1500 });
+    expect(body.addOns[0]).toMatchObject({ id: 'addon_backups', amount: 1500, entitlements: ['backups'] });
     expect(body.usage.model).toBe('overage');
     expect(body.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });

@@ -6,6 +6,11 @@ import { z } from 'zod';
 const slug = z.string().regex(/^[a-z][a-z0-9-]{1,30}$/);
 const cents = z.number().int().nonnegative();
 
+/** The plan-gated features the code checks; plans.yaml names them beside its human-readable list. */
+export const gatedFeatures = ['office_services', 'task_templates', 'office_databases', 'backups'] as const;
+export type GatedFeature = (typeof gatedFeatures)[number];
+const entitlements = z.array(z.enum(gatedFeatures));
+
 export const priceListSchema = z.strictObject({
   version: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   currency: z.literal('usd'),
@@ -28,6 +33,7 @@ export const priceListSchema = z.strictObject({
           integrations: z.number().int().positive(),
         }),
         features: z.array(z.string()),
+        entitlements,
       }),
     )
     .min(1),
@@ -40,12 +46,14 @@ export const priceListSchema = z.strictObject({
       billing: z.literal('monthly'),
       priceCents: cents,
       unit: z.string(),
+      entitlements,
     }),
   ),
 });
 
 export type PriceList = z.infer<typeof priceListSchema>;
 export type Plan = PriceList['plans'][number];
+export type AddOn = PriceList['addOns'][number];
 
 const defaultFile = new URL('./plans.yaml', import.meta.url);
 

@@ -26,7 +26,10 @@ export interface NewApiKey {
 
 export type CreateKeyResult =
   | { ok: true; key: ApiKeyRecord; token: string }
-  | { ok: false; reason: 'too_many' | 'not_a_member'; detail: string };
+  | { ok: false; reason: 'too_many' | 'not_a_member' | 'not_an_owner'; detail: string };
+
+/** What an agent credential may do: operate its one office (integrations, agents, the task queue). */
+export const agentCredentialScopes = ['offices:read', 'offices:write'];
 
 export class ApiKeyService {
   private readonly repo: ApiKeysRepo;
@@ -54,7 +57,11 @@ export class ApiKeyService {
   }
 
   /** Creates a key; the token in the answer is the only copy there will ever be. */
-  async create(accountId: string, input: NewApiKey): Promise<CreateKeyResult> {
+  async create(
+    accountId: string,
+    input: NewApiKey,
+    agentName: string | null = null,
+  ): Promise<CreateKeyResult> {
     const at = this.now();
     if ((await this.repo.countActive(accountId, at)) >= MAX_ACTIVE_KEYS) {
       return {
@@ -83,6 +90,7 @@ export class ApiKeyService {
       tokenHash: hashApiKey(token),
       scopes: [...new Set(input.scopes)].sort(),
       offices: input.offices === null ? null : [...new Set(input.offices)].sort(),
+      agentName,
       createdAt: at,
       lastUsedAt: null,
       expiresAt: input.expiresInDays === null ? null : at + input.expiresInDays * 24 * 3600 * 1000,
@@ -90,6 +98,29 @@ export class ApiKeyService {
     };
     await this.repo.create(key);
     return { ok: true, key, token };
+  }
+
+  /**
+   * The service_auth flow (spec 5.5): an owner provisions a credential for one agent of one office
+   * of theirs: an API key bound to that office with the agent scopes, shown once like any key.
+   */
+  async createAgentCredential(
+    accountId: string,
+    input: { officeId: string; agentName: string; expiresInDays: number | null },
+  ): Promise<CreateKeyResult> {
+    if ((await this.members.role(input.officeId, accountId)) !== 'owner')
+      return {
+        ok: false,
+        reason: 'not_an_owner',
+        detail: `Only an owner of office ${input.officeId} may provision its agents' credentials.`,
+      };
+    const key = {
+      name: `agent ${input.agentName} (${input.officeId})`,
+      scopes: agentCredentialScopes,
+      offices: [input.officeId],
+      expiresInDays: input.expiresInDays,
+    };
+    return this.create(accountId, key, input.agentName);
   }
 
   list(accountId: string): Promise<ApiKeyRecord[]> {
@@ -115,6 +146,7 @@ export class ApiKeyService {
       scopes: key.scopes,
       offices: key.offices,
       credentialId: key.id,
+      ...(key.agentName ? { agent: key.agentName } : {}),
     });
     return {
       value: { principal, key: { id: key.id, lastUsedAt: key.lastUsedAt } },

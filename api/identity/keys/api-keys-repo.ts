@@ -12,6 +12,8 @@ export interface ApiKeyRecord {
   scopes: string[];
   /** null: every office the account is a member of, as membership changes. */
   offices: string[] | null;
+  /** An agent credential's agent (bound to its one office); null for a person's own key. */
+  agentName: string | null;
   createdAt: number;
   lastUsedAt: number | null;
   expiresAt: number | null;
@@ -26,6 +28,7 @@ interface Row {
   token_hash: string;
   scopes: unknown;
   offices: unknown;
+  agent_name: string | null;
   created_at: number;
   last_used_at: number | null;
   expires_at: number | null;
@@ -42,6 +45,7 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   tokenHash: r.token_hash,
   scopes: readJson(r.scopes),
   offices: r.offices === null || r.offices === undefined ? null : readJson(r.offices),
+  agentName: r.agent_name ?? null,
   createdAt: Number(r.created_at),
   lastUsedAt: num(r.last_used_at),
   expiresAt: num(r.expires_at),
@@ -57,8 +61,9 @@ export class ApiKeysRepo {
 
   async create(k: ApiKeyRecord): Promise<void> {
     await this.db.query(
-      `INSERT INTO api_keys (id, account_id, name, hint, token_hash, scopes, offices, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO api_keys (id, account_id, name, hint, token_hash, scopes, offices, created_at, expires_at,
+         agent_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         k.id,
         k.accountId,
@@ -69,6 +74,7 @@ export class ApiKeysRepo {
         k.offices === null ? null : writeJson(k.offices),
         k.createdAt,
         k.expiresAt,
+        k.agentName,
       ],
     );
   }

@@ -8,6 +8,7 @@ import { authenticate, requireScope } from '../../shared/authenticate.ts';
 import type { CredentialVerifier } from '../../shared/identity.ts';
 import { ProblemError } from '../../shared/problem.ts';
 import type { IdentityServices } from '../identity-services.ts';
+import { agentCredentialRoute } from './agent-credential-route.ts';
 import { presentKey } from './present-key.ts';
 import { apiKeyListSchema, createdApiKeySchema, createKeyBody, keyParams } from './schemas.ts';
 
@@ -72,6 +73,8 @@ export async function apiKeyRoutes(fastify: FastifyInstance, opts: ApiKeyRoutesO
         .send({ ...presentKey(result.key), key: result.token });
     },
   );
+
+  agentCredentialRoute(fastify, identity, owner);
 
   app.delete(
     '/keys/:id',

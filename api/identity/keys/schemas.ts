@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { dnsLabel } from '../../../integrations/registry/names.ts';
 import { apiKeyScopes, defaultApiKeyScopes } from '../scopes.ts';
 
-export const keyName = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
+// The pattern says in the document what trim() needs: a character that is not white space (the BOM
+// included, which JavaScript trims and other regex engines do not count as space).
+export const keyName = z
+  .string()
+  .regex(/[^\s\ufeff]/, 'is required')
+  .trim()
+  .min(1, 'is required')
+  .max(100, 'must be at most 100 characters');
 export const keyScopes = z.array(z.enum(apiKeyScopes)).min(1).max(apiKeyScopes.length);
 
 export const createKeyBody = z

@@ -2,6 +2,7 @@
 // document, how to obtain each identity type of the service (spec 5.5) and where to read more.
 import { memoryToolScopes, publicToolNames } from '../../mcp/tool-scopes.ts';
 import { apiKeyPrefix } from '../keys/api-key-format.ts';
+import { agentCredentialScopes } from '../keys/api-key-service.ts';
 import { scopeDescriptions } from '../scopes.ts';
 import { CLI_CLIENT_ID, DEVICE_CODE_GRANT, oauthRoutes } from './provider-config.ts';
 import { resourceServers } from './resources.ts';
@@ -31,7 +32,7 @@ export function agentAuthBlock(baseUrl: string, environment: 'production' | 'san
       },
       service_auth: {
         description:
-          'An operator credential bound to the operator’s offices, sent as a bearer token. A person signs up, is made a member of an office, then creates an API key or signs a CLI in with the device flow.',
+          'An operator credential bound to the operator’s offices, sent as a bearer token. A person signs up, is made a member of an office (or, with a plan, creates one: PUT /api/v1/offices/{officeID}), then creates an API key, signs a CLI in with the device flow, or provisions an agent credential bound to one office.',
         credentials: [
           {
             type: 'api_key',
@@ -48,6 +49,18 @@ export function agentAuthBlock(baseUrl: string, environment: 'production' | 'san
             verification_uri: `${b}${oauthRoutes.code_verification}`,
             suggested_scope: 'offices:read offices:write keys:write offline_access',
             resource: b,
+          },
+          {
+            type: 'agent_credential',
+            description:
+              'An API key for one agent of one office, provisioned by an owner of that office; it operates that office and never acts as the owner.',
+            create_in_browser: `${b}/account`,
+            create_with_api: {
+              method: 'POST',
+              url: `${b}/api/v1/offices/{officeID}/agent-credentials`,
+              scope: 'keys:write',
+            },
+            scopes: agentCredentialScopes,
           },
           {
             type: 'bootstrap_token',

@@ -51,9 +51,11 @@ export async function officeMemberRoutes(fastify: FastifyInstance, opts: MemberR
   const owner = async (request: FastifyRequest, officeId: string): Promise<void> => {
     const principal = await operator(request, officeId, 'offices:write');
     if (principal.offices === '*') return;
-    const role = principal.accountId
-      ? await identity.officeMembers.role(officeId, principal.accountId)
-      : undefined;
+    // An agent credential never acts as the owner who provisioned it.
+    const role =
+      principal.accountId && !principal.agent
+        ? await identity.officeMembers.role(officeId, principal.accountId)
+        : undefined;
     if (role !== 'owner')
       throw new ProblemError('forbidden', `Only an owner of office ${officeId} may manage its members.`);
   };

@@ -6,6 +6,7 @@ import type { Account } from '../accounts/account.ts';
 import { requireAccount } from '../accounts/current-account.ts';
 import type { IdentityServices } from '../identity-services.ts';
 import { apiKeyPrefix } from '../keys/api-key-format.ts';
+import type { ApiKeyRecord } from '../keys/api-keys-repo.ts';
 import { renderAccountPage, renderKeyAlreadyShownPage, renderKeyCreatedPage } from './account-page.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import type { FieldErrors } from './form-kit.ts';
@@ -15,9 +16,32 @@ import { forgedPost, html } from './page-reply.ts';
 
 const hidden = { schema: { hide: true } };
 
+/** What a section another domain adds to /account is given to handle its own form posts. */
+export interface AccountFormKit {
+  /** The signed-in account behind a genuine form post, or undefined once the reply is sent. */
+  poster(request: FastifyRequest, reply: FastifyReply): Promise<Account | undefined>;
+  /** Shows a new key once, on the page the reply redirects to. */
+  reveal(
+    reply: FastifyReply,
+    accountId: string,
+    created: { key: ApiKeyRecord; token: string },
+  ): Promise<FastifyReply>;
+}
+
+/** A section of /account rendered by another domain, with the form routes it posts to. */
+export interface AccountSection {
+  render(accountId: string, csrf: string): Promise<string>;
+  routes(app: FastifyInstance, kit: AccountFormKit): void;
+}
+
 export function accountRoutes(
   app: FastifyInstance,
-  opts: { config: Config; identity: IdentityServices; planSection?: (accountId: string) => Promise<string> },
+  opts: {
+    config: Config;
+    identity: IdentityServices;
+    planSection?: (accountId: string) => Promise<string>;
+    officeSection?: AccountSection;
+  },
 ): void {
   const { config, identity } = opts;
 
@@ -28,11 +52,13 @@ export function accountRoutes(
     status = 200,
     keyErrors?: FieldErrors,
   ) => {
-    const [offices, keys, apps, plan] = await Promise.all([
+    const csrf = csrfToken(request, reply);
+    const [offices, keys, apps, plan, officeSection] = await Promise.all([
       identity.officeMembers.ofAccount(account.id),
       identity.apiKeys.list(account.id),
       identity.connectedApps.list(account.id),
       opts.planSection?.(account.id) ?? '',
+      opts.officeSection?.render(account.id, csrf) ?? '',
     ]);
     return html(
       reply,
@@ -43,7 +69,8 @@ export function accountRoutes(
         keys,
         apps,
         planSection: plan,
-        csrf: csrfToken(request, reply),
+        officeSection,
+        csrf,
         keyPrefix: apiKeyPrefix(config.environment),
         ...(keyErrors ? { keyErrors } : {}),
       }),
@@ -62,6 +89,16 @@ export function accountRoutes(
     return account;
   };
 
+  // Post-redirect-get: the key is shown by the page this redirects to, once, so a reload or a
+  // resubmission never makes a second key and the key is never in a URL.
+  const reveal: AccountFormKit['reveal'] = async (reply, accountId, { key, token }) => {
+    const { id: keyId, name, hint } = key;
+    const ticket = await identity.keyReveals.stash(accountId, { keyId, name, hint, token });
+    setRevealTicket(reply, identity.cookiePolicy, ticket);
+    return reply.redirect(KEY_CREATED_PATH, 303);
+  };
+  opts.officeSection?.routes(app, { poster, reveal });
+
   app.get('/account', hidden, async (request, reply) => {
     const account = await requireAccount(request, reply);
     return account ? show(request, reply, account) : reply;
@@ -76,12 +113,7 @@ export function accountRoutes(
     if (!result.ok)
       return show(request, reply, account, result.reason === 'too_many' ? 409 : 403, { key: result.detail });
     request.log.info({ keyId: result.key.id, accountId: account.id }, 'api key created');
-    // Post-redirect-get: the key is shown by the page this redirects to, once, so a reload or a
-    // resubmission never makes a second key and the key is never in a URL.
-    const { id: keyId, name, hint } = result.key;
-    const ticket = await identity.keyReveals.stash(account.id, { keyId, name, hint, token: result.token });
-    setRevealTicket(reply, identity.cookiePolicy, ticket);
-    return reply.redirect(KEY_CREATED_PATH, 303);
+    return reveal(reply, account.id, result);
   });
 
   app.get(KEY_CREATED_PATH, hidden, async (request, reply) => {

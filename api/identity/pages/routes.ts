@@ -9,7 +9,7 @@ import { currentAccount, forgetCurrentAccount, sessionToken } from '../accounts/
 import { clearSessionCookie, setSessionCookie } from '../accounts/session-cookie.ts';
 import { useBrowserSession } from '../browser-session.ts';
 import type { IdentityServices } from '../identity-services.ts';
-import { accountRoutes } from './account-routes.ts';
+import { type AccountSection, accountRoutes } from './account-routes.ts';
 import { csrfToken, isGenuineFormPost } from './csrf.ts';
 import { fieldErrors, plainForm, signinForm, signupForm, typedValues } from './forms.ts';
 import { forgedPost, html } from './page-reply.ts';
@@ -65,6 +65,8 @@ export interface IdentityPagesOptions {
   identity: IdentityServices;
   /** The plan section of /account, rendered by the commerce domain (HTML); none without it. */
   planSection?: (accountId: string) => Promise<string>;
+  /** The office section of /account and its forms, from the office domain; none without it. */
+  officeSection?: AccountSection;
 }
 
 export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {

@@ -6,6 +6,7 @@ import { integrationResourceName } from '../../../cluster/registration.ts';
 import { ProblemError } from '../../shared/problem.ts';
 import { guardEnable, guardMembers, guardRemove, guardSurface, officeState } from '../composition-guard.ts';
 import type { OfficeRouteContext } from '../office-route-context.ts';
+import { requireAgentRoom } from '../plan-checks.ts';
 import {
   agentParams,
   agentToggleSchema,
@@ -69,6 +70,7 @@ export function toggleAgentRoute(fastify: FastifyInstance, ctx: OfficeRouteConte
           integrations,
           bindings,
         );
+        await requireAgentRoom(ctx, { officeId: officeID, namespace, agentName });
       } else {
         guardRemove(registry, manifest, state.enabledForAgent, `for ${agentName}`);
       }

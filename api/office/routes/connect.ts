@@ -2,12 +2,14 @@
 // a member of the office opens to connect an OAuth integration; the office list shows its status.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { integrationResourceName } from '../../../cluster/registration.ts';
 import type { ConnectionRecord } from '../../connect/connect-repo.ts';
 import { ConnectError } from '../../connect/connect-service.ts';
 import { connectLink } from '../../connect/connectable.ts';
 import { problemResponses } from '../../public/problem-responses.ts';
 import { ProblemError } from '../../shared/problem.ts';
 import type { OfficeRouteContext } from '../office-route-context.ts';
+import { requireIntegrationRoom } from '../plan-checks.ts';
 import { connectLinkSchema, connectQuery, integrationParams } from '../schemas.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -44,12 +46,14 @@ export function connectStartRoute(fastify: FastifyInstance, ctx: OfficeRouteCont
     },
     async (request) => {
       const { officeID, integration_id } = request.params;
-      await office(request, officeID);
+      const namespace = await office(request, officeID);
       try {
         const { manifest } = connect.oauthIntegration(integration_id);
         const { instance } = request.query;
         if (instance && !manifest.multiInstance)
           throw new ConnectError(400, `${manifest.name} has a single instance per office; drop ?instance=.`);
+        const name = integrationResourceName(manifest.id, instance);
+        await requireIntegrationRoom(ctx, { officeId: officeID, namespace, name }, manifest);
         return { connectUrl: connectLink(config.baseUrl, integration_id, officeID, instance) };
       } catch (err) {
         if (!(err instanceof ConnectError)) throw err;

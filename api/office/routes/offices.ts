@@ -1,43 +1,40 @@
 // Creating and deleting an office: PUT makes (or adopts) its namespace and, in offices mode, grants
-// Colony its rights there; DELETE gives the namespace back once Colony has nothing left in it.
+// Colony its rights there; DELETE gives the namespace back once Colony has nothing left in it. An
+// account with a plan may PUT an office it is not yet a member of: it becomes the first owner and
+// the office counts against its plan (office-creation.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { authenticate, requireOffice, requireScope } from '../../shared/authenticate.ts';
 import { ProblemError } from '../../shared/problem.ts';
-import { GrantsPendingError, NamespaceTakenError, OfficeNamespaces } from '../office-namespaces.ts';
 import type { OfficeRouteContext } from '../office-route-context.ts';
-import { MAX_DEFAULT_OFFICE_ID } from '../render-office-grants.ts';
 import { officeParams, officeProblems, officeSchema, officeSecured } from '../schemas.ts';
 
 export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { config, verifiers, identity, kubeConfig, cluster } = ctx;
-  const k = config.kubernetes;
-  const offices = kubeConfig
-    ? new OfficeNamespaces(kubeConfig, { rbacScope: k.rbacScope, grants: k.officeGrants })
-    : undefined;
+  const { config, verifiers, identity, officeCreation: creation } = ctx;
 
-  /** Like managing members: a credential for every office, or the owner role in this one. */
-  const owner = async (request: FastifyRequest, officeId: string): Promise<OfficeNamespaces> => {
+  /**
+   * Like managing members: a credential for every office, or the owner role in this one. Creating,
+   * an account credential may also claim an office nobody has: the account it is for is returned.
+   */
+  const owner = async (request: FastifyRequest, officeId: string, creating: boolean) => {
     const principal = await authenticate(request, config.baseUrl, verifiers);
     requireScope(principal, 'offices:write', config.baseUrl);
+    const selfServe = creating ? await creation.selfServeAccount(principal, officeId) : undefined;
+    if (selfServe) return selfServe;
     requireOffice(principal, officeId);
     if (principal.offices !== '*') {
-      const role = principal.accountId
-        ? await identity.officeMembers.role(officeId, principal.accountId)
-        : undefined;
+      // An agent credential never acts as the owner who provisioned it.
+      const role =
+        principal.accountId && !principal.agent
+          ? await identity.officeMembers.role(officeId, principal.accountId)
+          : undefined;
       if (role !== 'owner')
         throw new ProblemError('forbidden', `Only an owner of office ${officeId} may create or delete it.`);
     }
-    if (!offices)
-      throw new ProblemError('service_unavailable', 'No Kubernetes cluster is configured (set KUBECONFIG).');
-    if (k.watchNamespace)
-      throw new ProblemError(
-        'conflict',
-        `Colony runs namespaced (COLONY_WATCH_NAMESPACE=${k.watchNamespace}): its one office is that namespace, labelled by an admin.`,
-      );
-    return offices;
+    creation.namespaces();
+    return undefined;
   };
 
   app.put(
@@ -47,28 +44,21 @@ export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext):
         ...officeSecured,
         operationId: 'putOffice',
         summary: 'Create an office: its namespace and, in offices mode, Colony’s RoleBindings there',
+        description:
+          'A cluster admin creates any office; an owner re-applies theirs. An account with an active plan or trial may create an office nobody has yet, with a credential for its whole account: it becomes the office’s first owner and the office counts against its plan (403 plan_limit_reached when the plan has no room).',
         params: officeParams,
         response: { 200: officeSchema, 201: officeSchema, ...officeProblems },
       },
     },
     async (request, reply) => {
       const { officeID } = request.params;
-      const namespaces = await owner(request, officeID);
-      const existing = await cluster().officeNamespace(officeID);
-      if (!existing && officeID.length > MAX_DEFAULT_OFFICE_ID)
-        throw new ProblemError(
-          'invalid_request',
-          `office-${officeID} would be longer than a namespace name may be (63): label a namespace colony.ai/office=${officeID} yourself, then PUT again.`,
-        );
-      try {
-        const { namespace, created } = await namespaces.ensure(officeID, existing);
-        return reply.code(created ? 201 : 200).send({ officeId: officeID, namespace });
-      } catch (err) {
-        if (err instanceof NamespaceTakenError) throw new ProblemError('conflict', err.message);
-        if (err instanceof GrantsPendingError)
-          throw new ProblemError('service_unavailable', `${err.message} Retry the PUT.`);
-        throw err;
-      }
+      const selfServe = await owner(request, officeID, true);
+      const { namespace, created } = selfServe
+        ? await creation.createFor(selfServe, officeID)
+        : await creation.ensure(officeID, await creation.officeNamespace(officeID));
+      if (selfServe)
+        request.log.info({ officeId: officeID, accountId: selfServe }, 'self-serve office created');
+      return reply.code(created ? 201 : 200).send({ officeId: officeID, namespace });
     },
   );
 
@@ -85,16 +75,16 @@ export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext):
     },
     async (request, reply) => {
       const { officeID } = request.params;
-      const namespaces = await owner(request, officeID);
-      const namespace = await cluster().officeNamespace(officeID);
+      await owner(request, officeID, false);
+      const namespace = await creation.officeNamespace(officeID);
       if (!namespace)
         throw new ProblemError(
           'not_found',
           `No office ${officeID}: no namespace is labelled colony.ai/office=${officeID}.`,
         );
       const [integrations, bindings] = await Promise.all([
-        cluster().listIntegrations(namespace),
-        cluster().listBindings(namespace),
+        ctx.cluster().listIntegrations(namespace),
+        ctx.cluster().listBindings(namespace),
       ]);
       // The controller needs its rights in the office to take back what it injected and created.
       if (integrations.length)
@@ -108,7 +98,7 @@ export function officeRoutes(fastify: FastifyInstance, ctx: OfficeRouteContext):
           'conflict',
           `The controller is still revoking ${revoking.map((b) => b.metadata?.name).join(', ')} in office ${officeID}: retry shortly.`,
         );
-      await namespaces.remove(namespace);
+      await creation.remove(officeID, namespace);
       return reply.code(204).send(null);
     },
   );

@@ -9,6 +9,7 @@ import { integrationResourceName, registrationEntry } from '../../../cluster/reg
 import { ProblemError } from '../../shared/problem.ts';
 import { guardRemove, guardSave, officeState } from '../composition-guard.ts';
 import type { OfficeRouteContext } from '../office-route-context.ts';
+import { requireIntegrationRoom } from '../plan-checks.ts';
 import {
   deleteQuery,
   integrationParams,
@@ -53,6 +54,8 @@ export function saveSecretRoute(fastify: FastifyInstance, ctx: OfficeRouteContex
         manifest,
         officeState(registry, await c.listIntegrations(namespace), []).configured,
       );
+      const name = integrationResourceName(manifest.id, check.instanceLabel);
+      await requireIntegrationRoom(ctx, { officeId: officeID, namespace, name }, manifest);
       const files = renderCredentialFiles(
         {
           manifest,
@@ -78,16 +81,12 @@ export function saveSecretRoute(fastify: FastifyInstance, ctx: OfficeRouteContex
           data: check.values,
         }),
       );
-      const saved = await c.saveIntegration(
-        namespace,
-        integrationResourceName(manifest.id, check.instanceLabel),
-        {
-          integrationId: manifest.id,
-          officeId: officeID,
-          ...(check.instanceLabel ? { instanceLabel: check.instanceLabel } : {}),
-          secretName: check.secretName,
-        },
-      );
+      const saved = await c.saveIntegration(namespace, name, {
+        integrationId: manifest.id,
+        officeId: officeID,
+        ...(check.instanceLabel ? { instanceLabel: check.instanceLabel } : {}),
+        secretName: check.secretName,
+      });
       request.log.info(
         { officeId: officeID, integration: manifest.id, keys: Object.keys(check.values) },
         'integration secret saved',
