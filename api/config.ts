@@ -174,6 +174,7 @@ export const envSchema = z.object({
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
   COLONY_CONTROLLER_TRIM_CACHE: booleanish.default(true),
+  COLONY_METERING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default(`colony-init:${VERSION}`),
   COLONY_INIT_SECURITY_CONTEXT: containerContextJson.optional(),
@@ -204,6 +205,11 @@ export const envSchema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
     .optional(),
+  COLONY_USAGE_REPORT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  COLONY_STRIPE_METER_EVENT: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be a Stripe meter event name')
+    .default('colony_credits'),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
   COLONY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   COLONY_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
@@ -260,6 +266,8 @@ export interface Config {
     workers: number;
     /** Cache only the fields the reconcilers read; off only to measure what trimming saves. */
     trimCache: boolean;
+    /** How often the controller counts agent-hours into the offices' usage ledgers (0: never). */
+    meteringSeconds: number;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
     /** securityContexts of what Colony adds to pods; unset parts keep the restricted defaults. */
@@ -330,6 +338,10 @@ export interface Config {
     processorTimeoutMs: number;
     /** Signing secret of the Stripe webhook endpoint; unset, the endpoint answers 503. */
     stripeWebhookSecret: string | undefined;
+    /** How often the poller leader reports the offices' metered usage to the processor (0: never). */
+    usageReportSeconds: number;
+    /** The `event_name` of the Stripe billing meter that usage is reported to. */
+    stripeMeterEvent: string;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
   };
@@ -397,6 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
       trimCache: e.COLONY_CONTROLLER_TRIM_CACHE,
+      meteringSeconds: e.COLONY_METERING_SECONDS,
       initImage: e.COLONY_INIT_IMAGE,
       podSecurity: {
         initContainer: e.COLONY_INIT_SECURITY_CONTEXT,
@@ -444,6 +457,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
       processorTimeoutMs: e.COLONY_PAYMENT_TIMEOUT_SECONDS * 1000,
       stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      usageReportSeconds: e.COLONY_USAGE_REPORT_SECONDS,
+      stripeMeterEvent: e.COLONY_STRIPE_METER_EVENT,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
     },
     embeddings: e.COLONY_EMBEDDINGS_URL
