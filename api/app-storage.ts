@@ -6,6 +6,8 @@ import { SnapshotsRepo } from './backups/snapshots-repo.ts';
 import { BillingHandoffsRepo } from './commerce/billing-handoffs-repo.ts';
 import { CheckoutIdempotencyRepo } from './commerce/checkout-idempotency-repo.ts';
 import { CheckoutSessionsRepo } from './commerce/checkout-sessions-repo.ts';
+import { officeBillingMigration } from './commerce/entitlements/migrations.ts';
+import { OfficeBillingRepo } from './commerce/entitlements/office-billing-repo.ts';
 import { commerceMigrations, ordersMigration, subscriptionSyncMigration } from './commerce/migrations.ts';
 import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
@@ -36,6 +38,8 @@ export interface Storage extends StorageHandle {
   readonly subscriptions: SubscriptionsRepo;
   readonly orders: OrdersRepo;
   readonly billingHandoffs: BillingHandoffsRepo;
+  /** The billing account of each self-serve office (none: operator-managed). */
+  readonly officeBilling: OfficeBillingRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -57,6 +61,7 @@ export const migrations: readonly Migration[] = [
   ...keyRevealMigrations, // 204
   ordersMigration, // 102
   subscriptionSyncMigration, // 103
+  officeBillingMigration, // 104
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -72,6 +77,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     subscriptions: new SubscriptionsRepo(driver),
     orders: new OrdersRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
+    officeBilling: new OfficeBillingRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
   };
