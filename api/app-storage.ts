@@ -11,6 +11,8 @@ import { OfficeBillingRepo } from './commerce/entitlements/office-billing-repo.t
 import { commerceMigrations, ordersMigration, subscriptionSyncMigration } from './commerce/migrations.ts';
 import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
+import { usageReportsMigration } from './commerce/usage/migrations.ts';
+import { UsageReportsRepo } from './commerce/usage/usage-reports-repo.ts';
 import { ConnectRepo } from './connect/connect-repo.ts';
 import { connectMigrations } from './connect/migrations.ts';
 import { JobsRepo } from './domain/jobs/jobs-repo.ts';
@@ -40,6 +42,8 @@ export interface Storage extends StorageHandle {
   readonly billingHandoffs: BillingHandoffsRepo;
   /** The billing account of each self-serve office (none: operator-managed). */
   readonly officeBilling: OfficeBillingRepo;
+  /** Metered usage reported to the processor, per office and period (api/commerce/usage). */
+  readonly usageReports: UsageReportsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -62,6 +66,7 @@ export const migrations: readonly Migration[] = [
   ordersMigration, // 102
   subscriptionSyncMigration, // 103
   officeBillingMigration, // 104
+  usageReportsMigration, // 105
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -78,6 +83,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     orders: new OrdersRepo(driver),
     billingHandoffs: new BillingHandoffsRepo(driver),
     officeBilling: new OfficeBillingRepo(driver),
+    usageReports: new UsageReportsRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
   };

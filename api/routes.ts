@@ -13,6 +13,7 @@ import type { AppServices } from './app-services.ts';
 import { backupsPlugin } from './backups/routes.ts';
 import { accountPlanSection } from './commerce/billing/account-plan.ts';
 import { commercePlugin } from './commerce/plugin.ts';
+import { accountUsageSection } from './commerce/usage/usage-section.ts';
 import { commerceSurfaces } from './commerce-surfaces.ts';
 import { connectRoutes } from './connect/routes.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
@@ -78,7 +79,11 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
   const commerce = { config, storage, commerce: s.commerce, prices, metrics, now };
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
-    mount(identityPages, { config, prices, identity, planSection: accountPlanSection(storage) }),
+    mount(identityPages, {
+      ...{ config, prices, identity },
+      planSection: accountPlanSection(storage),
+      usageSection: accountUsageSection(s.usage.account),
+    }),
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
     apiV1(s, [
@@ -89,6 +94,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
           mount(publicApiPlugin, {
             ...{ config, storage, prices, catalog, probes, now },
             ...{ jobHandlers, apiLimiter, batchSecret, metrics, verifiers, identity },
+            usage: (accountId: string) => s.usage.account.forAccount(accountId),
           }),
           mount(integrationsPlugin, { config, registry }, '/integrations'),
           mount(apiKeyRoutes, { config, verifiers, identity }),

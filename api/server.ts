@@ -16,6 +16,7 @@ import type { AppServices } from './app-services.ts';
 import { openStorage, type Storage } from './app-storage.ts';
 import { BackupServices } from './backups/backup-services.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
+import { buildUsage } from './commerce/usage/usage-services.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
@@ -341,6 +342,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
   });
   const catalog = buildCatalog(prices);
+  const commerce = buildCommerce({ config, storage, prices, catalog, store, now });
+  const usage = buildUsage({ config, storage, prices, kc, processor: commerce.processor, log: app.log, now });
   const services: AppServices = {
     config,
     storage,
@@ -381,7 +384,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
-    commerce: buildCommerce({ config, storage, prices, catalog, store, now }),
+    commerce,
+    usage,
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -415,7 +419,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const background = backgroundWork({
     runJobs: opts.runJobs,
     ...{ jobRunner, pollers, backups },
-    scheduled: [taskScheduler, tokenRefresher],
+    scheduled: [taskScheduler, tokenRefresher, ...usage.pollers],
     always: storePollers(shared),
   });
   app.addHook('onReady', background.start);

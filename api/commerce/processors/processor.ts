@@ -52,6 +52,21 @@ export interface PaymentProcessor {
   changeSubscription(c: SubscriptionChange): Promise<ChangedSubscription>;
   /** The subscription as the processor holds it now; undefined when it keeps none (the test one). */
   subscriptionState(subscriptionRef: string): Promise<SubscriptionState | undefined>;
+  /**
+   * Adds metered usage to the subscription's customer, billed in arrears. Repeating a report with the
+   * same identifier adds nothing more: the processor dedupes on it.
+   */
+  reportUsage(u: UsageReport): Promise<void>;
+}
+
+export interface UsageReport {
+  /** Deterministic per office, period and stretch: the processor's dedupe key. */
+  identifier: string;
+  subscriptionRef: string;
+  /** Thousandths of a credit. */
+  quantity: number;
+  /** When the usage happened (epoch ms), inside its period, so it lands on that period's invoice. */
+  timestamp: number;
 }
 
 export interface SubscriptionState {

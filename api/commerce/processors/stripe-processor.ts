@@ -14,6 +14,7 @@ import {
   type StartedCheckout,
   type SubscriptionChange,
   type SubscriptionState,
+  type UsageReport,
 } from './processor.ts';
 
 export interface StripeProcessorOptions {
@@ -23,8 +24,12 @@ export interface StripeProcessorOptions {
   /** How long one API call may take (default 10 s); Stripe's own default, 80 s, would hold a request. */
   timeoutMs?: number;
   /** A client to use instead of building one (unit tests stand one in). */
-  client?: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
+  client?: Pick<Stripe, 'checkout' | 'subscriptions' | 'products' | 'billing'>;
+  /** The `event_name` of the billing meter usage is reported to. */
+  meterEvent?: string;
 }
+
+export const DEFAULT_METER_EVENT = 'colony_credits';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -81,9 +86,13 @@ const STRIPE_SESSION_ID = '{CHECKOUT_SESSION_ID}';
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
-  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions' | 'products'>;
+  private readonly stripe: Pick<Stripe, 'checkout' | 'subscriptions' | 'products' | 'billing'>;
+  private readonly meterEvent: string;
+  /** The customer of each subscription: it never changes, so it is read once per process. */
+  private readonly customers = new Map<string, string>();
 
   constructor(o: StripeProcessorOptions) {
+    this.meterEvent = o.meterEvent ?? DEFAULT_METER_EVENT;
     this.stripe =
       o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl, o.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     this.testMode = /^(sk|rk)_test_/.test(o.secretKey);
@@ -177,6 +186,33 @@ export class StripeProcessor implements PaymentProcessor {
   async subscriptionState(subscriptionRef: string): Promise<SubscriptionState> {
     const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
     return { status: colonyStatus(sub.status), trialEnd: sub.trial_end ? sub.trial_end * 1000 : null };
+  }
+
+  /**
+   * A billing meter event for the subscription's customer, in thousandths of a credit (Stripe meters
+   * sum whole numbers; the overage price divides by 1,000). The identifier is Stripe's dedupe key and
+   * the idempotency key too, so a retry after a lost answer is the same event.
+   */
+  async reportUsage(u: UsageReport): Promise<void> {
+    const customer = await this.customerOf(u.subscriptionRef);
+    await this.stripe.billing.meterEvents.create(
+      {
+        event_name: this.meterEvent,
+        identifier: u.identifier,
+        timestamp: Math.floor(u.timestamp / 1000),
+        payload: { stripe_customer_id: customer, value: String(u.quantity) },
+      },
+      { idempotencyKey: u.identifier },
+    );
+  }
+
+  private async customerOf(subscriptionRef: string): Promise<string> {
+    const known = this.customers.get(subscriptionRef);
+    if (known) return known;
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
+    const customer = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
+    this.customers.set(subscriptionRef, customer);
+    return customer;
   }
 
   /**

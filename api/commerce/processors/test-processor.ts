@@ -10,6 +10,7 @@ import type {
   ProcessorCheckout,
   StartedCheckout,
   SubscriptionChange,
+  UsageReport,
 } from './processor.ts';
 
 /** Test-mode rates by billing country (percent); anything else is taxed at 0. Not tax advice. */
@@ -84,6 +85,13 @@ export class TestProcessor implements PaymentProcessor {
   /** Colony's own record is the only one: there is nothing remote to read. */
   async subscriptionState(_subscriptionRef: string): Promise<undefined> {
     return undefined;
+  }
+
+  /** Usage reported so far, by identifier: a repeated report is the same entry (as Stripe dedupes). */
+  readonly usage = new Map<string, UsageReport>();
+
+  async reportUsage(u: UsageReport): Promise<void> {
+    if (!this.usage.has(u.identifier)) this.usage.set(u.identifier, u);
   }
 
   /** The test processor never charges, so there is nothing to stop. */

@@ -15,6 +15,8 @@ export interface AccountView {
   apps: ConnectedApp[];
   /** HTML another domain renders for this account (its plan and orders), placed as it comes. */
   planSection?: string;
+  /** The account's metered usage this period, rendered by the commerce domain, placed as it comes. */
+  usageSection?: string;
   csrf: string;
   keyPrefix: string;
   keyErrors?: FieldErrors;
@@ -106,6 +108,7 @@ export function renderAccountPage(v: AccountView): string {
   <dt>Member since</dt><dd>${day(a.createdAt)}</dd>
 </dl>
 ${v.planSection ?? ''}
+${v.usageSection ?? ''}
 <h2>Offices</h2>
 ${officesSection(v.offices)}
 <h2>API keys</h2>

@@ -17,7 +17,12 @@ const hidden = { schema: { hide: true } };
 
 export function accountRoutes(
   app: FastifyInstance,
-  opts: { config: Config; identity: IdentityServices; planSection?: (accountId: string) => Promise<string> },
+  opts: {
+    config: Config;
+    identity: IdentityServices;
+    planSection?: (accountId: string) => Promise<string>;
+    usageSection?: (accountId: string) => Promise<string>;
+  },
 ): void {
   const { config, identity } = opts;
 
@@ -28,11 +33,12 @@ export function accountRoutes(
     status = 200,
     keyErrors?: FieldErrors,
   ) => {
-    const [offices, keys, apps, plan] = await Promise.all([
+    const [offices, keys, apps, plan, usage] = await Promise.all([
       identity.officeMembers.ofAccount(account.id),
       identity.apiKeys.list(account.id),
       identity.connectedApps.list(account.id),
       opts.planSection?.(account.id) ?? '',
+      opts.usageSection?.(account.id) ?? '',
     ]);
     return html(
       reply,
@@ -43,6 +49,7 @@ export function accountRoutes(
         keys,
         apps,
         planSection: plan,
+        usageSection: usage,
         csrf: csrfToken(request, reply),
         keyPrefix: apiKeyPrefix(config.environment),
         ...(keyErrors ? { keyErrors } : {}),

@@ -65,6 +65,8 @@ export interface IdentityPagesOptions {
   identity: IdentityServices;
   /** The plan section of /account, rendered by the commerce domain (HTML); none without it. */
   planSection?: (accountId: string) => Promise<string>;
+  /** The usage section of /account (credits this period), rendered by the commerce domain. */
+  usageSection?: (accountId: string) => Promise<string>;
 }
 
 export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {

@@ -78,6 +78,6 @@ describe('repositories', () => {
 describe('migrations', () => {
   it('run in the order existing databases recorded them, each id once', () => {
     const ids = migrations.map((m) => m.id);
-    expect(ids).toEqual([1, 300, 301, 100, 101, 200, 201, 202, 203, 400, 401, 204, 102, 103, 104]);
+    expect(ids).toEqual([1, 300, 301, 100, 101, 200, 201, 202, 203, 400, 401, 204, 102, 103, 104, 105]);
   });
 });
