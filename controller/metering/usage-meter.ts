@@ -27,6 +27,7 @@ export interface FlushResult {
 
 const DEFAULT_FORGET_AFTER_SECONDS = 3600;
 const MAX_ATTEMPTS = 5;
+const PARALLEL_OFFICES = 4;
 const code = (err: unknown) => (err as { code?: number }).code;
 
 export class UsageMeter {
@@ -85,16 +86,22 @@ export class UsageMeter {
     for (const pod of this.deleted.values()) add(pod);
     this.deleted.clear();
     const result: FlushResult = { namespaces: byNamespace.size, writes: 0, conflicts: 0 };
-    for (const [namespace, pods] of byNamespace) {
-      try {
-        const r = await this.record(namespace, pods);
-        result.writes += r.writes;
-        result.conflicts += r.conflicts;
-      } catch (err) {
-        // The watermarks did not move, so the next pass counts this stretch instead.
-        this.opts.log.warn({ namespace, err: (err as Error).message }, 'recording usage failed');
+    const queue = [...byNamespace];
+    // A few offices at a time: each is a read and a write, so the pass is bound by round trips.
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [namespace, pods] = next;
+        try {
+          const r = await this.record(namespace, pods);
+          result.writes += r.writes;
+          result.conflicts += r.conflicts;
+        } catch (err) {
+          // The watermarks did not move, so the next pass counts this stretch instead.
+          this.opts.log.warn({ namespace, err: (err as Error).message }, 'recording usage failed');
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_OFFICES }, worker));
     this.totals.namespaces += result.namespaces;
     this.totals.writes += result.writes;
     this.totals.conflicts += result.conflicts;
