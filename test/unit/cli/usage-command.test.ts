@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { describeUsage } from '../../../cli/commands/usage.ts';
 import type { Usage } from '../../../cli/sdk/client.ts';
+import { cannedAnswers } from './canned-api.ts';
 
-const usage: Usage = {
-  period: '2026-11',
-  periodStart: '2026-11-01T00:00:00.000Z',
-  periodEnd: '2026-12-01T00:00:00.000Z',
-  plan: 'starter',
-  allowanceCredits: 1000,
-  usedCredits: 1200.5,
-  remainingCredits: 0,
-  projectedCredits: 1500,
-  projectedOverageCredits: 500,
-  projectedOverageCents: 2000,
-  offices: [{ officeId: 'acme', usedCredits: 1200.5 }],
-};
+/** The canned API's usage: 1,200.5 credits of a 1,000 allowance, 500 projected over at 4¢. */
+const usage = (cannedAnswers.getMe as { usage: Usage }).usage;
 
 describe('describeUsage', () => {
   it('prints the period, the allowance used, the projected overage with its price, and each office', () => {
