@@ -1,10 +1,12 @@
 // Metering on a real control plane: the controller counts agent pods (on kwok nodes) into the
-// office's usage ledger, and across a restart, an overlap of two leaders and a pod's deletion every
-// second of every pod is counted exactly once.
+// office's usage ledger, and across a restart, an overlap of two leaders, a leader change through
+// the Lease and a pod's deletion, every second of every pod is counted exactly once.
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedger, USAGE_CONFIGMAP, type UsageLedger, usagePeriod } from '../../cluster/usage-ledger.ts';
 import { ColonyController } from '../../controller/colony-controller.ts';
+import { runController } from '../../controller/run-controller.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, withNamespace } from '../support/kube.ts';
@@ -131,6 +133,36 @@ describe('usage metering', () => {
     expect(total(l)).toBe(expectedTotal(l));
     // Both wrote; the ledger's resourceVersion made the loser of each race re-read and find less to do.
     expect((a.meter?.totals.writes ?? 0) + (b.meter?.totals.writes ?? 0)).toBeGreaterThan(1);
+  });
+
+  it("hands the count over on a leader change: the new leader carries on from the old one's watermarks", async () => {
+    const elect = () =>
+      runController({
+        kc: kubeConfig(),
+        registry,
+        lease: `${ns.name}/metering-leader`,
+        log: pino({ level: 'silent' }),
+        namespace: ns.name,
+        layers: { meteringIntervalMs: 150 },
+      });
+    const first = await elect();
+    await eventually(async () => first.isLeader() && first.isReady(), 30_000);
+    const second = await elect();
+    const led = await eventually(async () => {
+      const l = await ledger();
+      return Object.values(l.pods).every(([, until]) => until > Math.floor(Date.now() / 1000) - 1) && l;
+    }, 15_000);
+    expect(second.isLeader()).toBe(false);
+    // The leader steps down (its last pass included); the follower takes the Lease and counts on.
+    await first.stop();
+    await eventually(async () => second.isLeader() && second.isReady(), 60_000);
+    const handedOver = Math.max(...Object.values(led.pods).map(([, until]) => until));
+    const after = await eventually(async () => {
+      const l = await ledger();
+      return Object.values(l.pods).every(([, until]) => until > handedOver + 2) && l;
+    }, 30_000);
+    await second.stop();
+    expect(total(after)).toBe(expectedTotal(after));
   });
 
   it('stops counting a deleted pod at its deletion, and forgets nothing counted before', async () => {
