@@ -36,7 +36,7 @@ export function buildUsage(deps: {
       ? new UsageReporter({ ledgers, storage, processor, intervalMs: seconds * 1000, now, log })
       : undefined;
   return {
-    account: new AccountUsage({ storage, prices, ledgers, now }),
+    account: new AccountUsage({ storage, prices, ledgers, now, log }),
     reporter,
     pollers: reporter ? [reporter] : [],
   };
