@@ -7,6 +7,7 @@ import type { Storage } from './app-storage.ts';
 import type { BackupServices } from './backups/backup-services.ts';
 import type { CommerceServices } from './commerce/commerce-services.ts';
 import type { Entitlements } from './commerce/entitlements/entitlements.ts';
+import type { UsageServices } from './commerce/usage/usage-services.ts';
 import type { Config } from './config.ts';
 import type { ConnectService } from './connect/connect-service.ts';
 import type { TokenRefresher } from './connect/token-refresher.ts';
@@ -58,6 +59,8 @@ export interface AppServices {
   apiLimiter: RateLimiter;
   /** Checkout domain, checkout rate limit and URLs shared by ACP, UCP and the billing page. */
   commerce: CommerceServices;
+  /** Metered usage: per account for /me and /account, and the reporter to the processor. */
+  usage: UsageServices;
   metrics: Metrics;
   /** A per-process secret marking requests that POST /api/v1/batch makes on a caller's behalf. */
   batchSecret: string;

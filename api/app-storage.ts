@@ -17,6 +17,8 @@ import {
 import { AgentPlatformsRepo } from './commerce/order-webhooks/platforms-repo.ts';
 import { OrdersRepo } from './commerce/orders-repo.ts';
 import { SubscriptionsRepo } from './commerce/subscriptions-repo.ts';
+import { usageReportsMigration } from './commerce/usage/migrations.ts';
+import { UsageReportsRepo } from './commerce/usage/usage-reports-repo.ts';
 import { ConnectRepo } from './connect/connect-repo.ts';
 import { connectMigrations } from './connect/migrations.ts';
 import { JobsRepo } from './domain/jobs/jobs-repo.ts';
@@ -48,6 +50,8 @@ export interface Storage extends StorageHandle {
   readonly agentPlatforms: AgentPlatformsRepo;
   /** The billing account of each self-serve office (none: operator-managed). */
   readonly officeBilling: OfficeBillingRepo;
+  /** Metered usage reported to the processor, per office and period (api/commerce/usage). */
+  readonly usageReports: UsageReportsRepo;
   /** Accounts, sessions, office membership, API keys, OAuth state (api/identity). */
   readonly identity: IdentityRepos;
   /** Backups: snapshot metadata, restores, schedules (api/backups). */
@@ -73,6 +77,7 @@ export const migrations: readonly Migration[] = [
   agentPlatformsMigration, // 106
   officeBillingMigration, // 104
   agentKeyMigration, // 107
+  usageReportsMigration, // 105
 ];
 
 /** Every repository on one driver (a test may hand it a driver that observes the queries). */
@@ -90,6 +95,7 @@ export function storageRepositories(driver: SqlDriver): Omit<Storage, keyof Stor
     billingHandoffs: new BillingHandoffsRepo(driver),
     agentPlatforms: new AgentPlatformsRepo(driver),
     officeBilling: new OfficeBillingRepo(driver),
+    usageReports: new UsageReportsRepo(driver),
     identity: new IdentityRepos(driver),
     snapshots: new SnapshotsRepo(driver),
   };

@@ -174,6 +174,7 @@ export const envSchema = z.object({
   COLONY_CONTROLLER_RESYNC_SECONDS: positiveInt.default(300),
   COLONY_CONTROLLER_WORKERS: positiveInt.max(64).default(2),
   COLONY_CONTROLLER_TRIM_CACHE: booleanish.default(true),
+  COLONY_METERING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   COLONY_CREDENTIAL_CHECKS: booleanish.default(true),
   COLONY_INIT_IMAGE: z.string().min(1).default(`colony-init:${VERSION}`),
   COLONY_INIT_SECURITY_CONTEXT: containerContextJson.optional(),
@@ -204,6 +205,11 @@ export const envSchema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=_]+$/, 'must be a Stripe webhook signing secret (whsec_…)')
     .optional(),
+  COLONY_USAGE_REPORT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  COLONY_STRIPE_METER_EVENT: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be a Stripe meter event name')
+    .default('colony_credits'),
   COLONY_UCP_ALLOW_INSECURE_PROFILES: booleanish.default(false),
   COLONY_ORDER_WEBHOOK_TIMEOUT_MS: positiveInt.max(30_000).default(10_000),
   COLONY_ORDER_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(30).default(16),
@@ -262,6 +268,8 @@ export interface Config {
     workers: number;
     /** Cache only the fields the reconcilers read; off only to measure what trimming saves. */
     trimCache: boolean;
+    /** How often the controller counts agent-hours into the offices' usage ledgers (0: never). */
+    meteringSeconds: number;
     /** Image of the agents' colony-init container (shared-drive folders, cliInstalls). */
     initImage: string;
     /** securityContexts of what Colony adds to pods; unset parts keep the restricted defaults. */
@@ -332,6 +340,10 @@ export interface Config {
     processorTimeoutMs: number;
     /** Signing secret of the Stripe webhook endpoint; unset, the endpoint answers 503. */
     stripeWebhookSecret: string | undefined;
+    /** How often the poller leader reports the offices' metered usage to the processor (0: never). */
+    usageReportSeconds: number;
+    /** The `event_name` of the Stripe billing meter that usage is reported to. */
+    stripeMeterEvent: string;
     /** Local runs and tests: UCP agent profiles over http and on private addresses. */
     allowInsecureProfiles: boolean;
     /** ACP order webhooks: one attempt's bound, and how many attempts before an event is given up. */
@@ -401,6 +413,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSeconds: e.COLONY_CONTROLLER_RESYNC_SECONDS,
       workers: e.COLONY_CONTROLLER_WORKERS,
       trimCache: e.COLONY_CONTROLLER_TRIM_CACHE,
+      meteringSeconds: e.COLONY_METERING_SECONDS,
       initImage: e.COLONY_INIT_IMAGE,
       podSecurity: {
         initContainer: e.COLONY_INIT_SECURITY_CONTEXT,
@@ -448,6 +461,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stripeApiUrl: e.COLONY_STRIPE_API_URL,
       processorTimeoutMs: e.COLONY_PAYMENT_TIMEOUT_SECONDS * 1000,
       stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      usageReportSeconds: e.COLONY_USAGE_REPORT_SECONDS,
+      stripeMeterEvent: e.COLONY_STRIPE_METER_EVENT,
       allowInsecureProfiles: e.COLONY_UCP_ALLOW_INSECURE_PROFILES,
       orderWebhooks: {
         timeoutMs: e.COLONY_ORDER_WEBHOOK_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import { backupsPlugin } from './backups/routes.ts';
 import { accountPlanSection } from './commerce/billing/account-plan.ts';
 import { accountPortal } from './commerce/billing/portal-routes.ts';
 import { commercePlugin } from './commerce/plugin.ts';
+import { accountUsageSection } from './commerce/usage/usage-section.ts';
 import { commerceSurfaces } from './commerce-surfaces.ts';
 import { connectRoutes } from './connect/routes.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
@@ -84,12 +85,14 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
   return [
     mount(healthRoutes, { storage, isShuttingDown }),
     mount(identityPages, {
-      ...{ config, prices, identity, planSection: accountPlanSection(storage) },
+      ...{ config, prices, identity },
+      planSection: accountPlanSection(storage),
       officeSection: accountOfficesSection({
         identity,
         entitlements: s.entitlements,
         officeCreation: s.officeCreation,
       }),
+      usageSection: accountUsageSection(s.usage.account),
     }),
     mount(oauthPlugin, { config, identity }),
     mount(connectRoutes, { config, connect: s.connect, storage, now }),
@@ -101,6 +104,7 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
           mount(publicApiPlugin, {
             ...{ config, storage, prices, catalog, probes, now },
             ...{ jobHandlers, apiLimiter, batchSecret, metrics, verifiers, identity },
+            usage: (accountId: string) => s.usage.account.forAccount(accountId),
           }),
           mount(integrationsPlugin, { config, registry }, '/integrations'),
           mount(apiKeyRoutes, { config, verifiers, identity }),

@@ -20,6 +20,7 @@ import { BackupServices } from './backups/backup-services.ts';
 import { buildCommerce } from './commerce/commerce-services.ts';
 import { Entitlements } from './commerce/entitlements/entitlements.ts';
 import { ORDER_WEBHOOK_JOB } from './commerce/order-webhooks/order-events.ts';
+import { buildUsage } from './commerce/usage/usage-services.ts';
 import type { Config } from './config.ts';
 import { ConnectService } from './connect/connect-service.ts';
 import { parseOAuthClients } from './connect/oauth-clients.ts';
@@ -354,6 +355,16 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
     now,
   });
   const catalog = buildCatalog(prices);
+  const commerce = buildCommerce({
+    config,
+    storage,
+    prices,
+    catalog,
+    store,
+    now,
+    renderOrderEvent: acpOrderEvent,
+  });
+  const usage = buildUsage({ config, storage, prices, kc, processor: commerce.processor, log: app.log, now });
   const services: AppServices = {
     config,
     storage,
@@ -398,15 +409,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       store,
       now,
     }),
-    commerce: buildCommerce({
-      config,
-      storage,
-      prices,
-      catalog,
-      store,
-      now,
-      renderOrderEvent: acpOrderEvent,
-    }),
+    commerce,
+    usage,
     metrics,
     batchSecret: randomBytes(24).toString('base64url'),
     now,
@@ -440,7 +444,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const background = backgroundWork({
     runJobs: opts.runJobs,
     ...{ jobRunner, pollers, backups },
-    scheduled: [taskScheduler, tokenRefresher],
+    scheduled: [taskScheduler, tokenRefresher, ...usage.pollers],
     always: storePollers(shared),
   });
   app.addHook('onReady', background.start);

@@ -6,6 +6,7 @@ import { backupsCommands, backupsGroups } from './table/backups.ts';
 import { integrationsCommands, integrationsGroups } from './table/integrations.ts';
 import { keysCommands, keysGroup } from './table/keys.ts';
 import { officesCommands, officesGroups } from './table/offices.ts';
+import { usageCommands } from './table/usage.ts';
 import { type CommandTable, childrenIn } from './table-lookup.ts';
 
 export const commands: readonly CommandSpec[] = [
@@ -14,6 +15,7 @@ export const commands: readonly CommandSpec[] = [
   ...integrationsCommands,
   ...officesCommands,
   ...backupsCommands,
+  ...usageCommands,
 ];
 
 export const groups: readonly GroupSpec[] = [

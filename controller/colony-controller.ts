@@ -5,6 +5,7 @@ import { serverSideApplier } from '../cluster/apply.ts';
 import { FIELD_MANAGER } from '../cluster/labels.ts';
 import { VERSION } from '../cluster/version.ts';
 import type { IntegrationRegistry } from '../integrations/registry/load-registry.ts';
+import { UsageMeter } from './metering/usage-meter.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { reconcileAgent } from './reconcilers/agent.ts';
 import type { AgentDeps } from './reconcilers/agent-deps.ts';
@@ -59,6 +60,8 @@ export interface ColonyControllerOptions {
   credentialRetry?: RetryPolicy;
   /** Cache only the fields the reconcilers read (default on; off only to measure what it saves). */
   trimCache?: boolean;
+  /** How often the usage meter counts agent pods into the offices' ledgers; 0 or unset: not at all. */
+  meteringIntervalMs?: number;
 }
 
 /** The init image `npm run image` builds (Dockerfile target `init`); config sets the pinned one. */
@@ -78,6 +81,8 @@ export class ColonyController {
   private readonly database: DatabaseLayer | undefined;
   private readonly kinds: Record<QueueName, string>;
   private running: Promise<void>[] = [];
+  /** Counts agent-hours while this controller leads (metering/usage-meter.ts). */
+  readonly meter: UsageMeter | undefined;
 
   constructor(opts: ColonyControllerOptions) {
     this.opts = opts;
@@ -128,6 +133,9 @@ export class ColonyController {
       ...(opts.fetcher ? { fetcher: opts.fetcher } : {}),
       ...(opts.credentialRetry ? { credentialRetry: opts.credentialRetry } : {}),
     };
+    this.meter = opts.meteringIntervalMs
+      ? new UsageMeter({ kc: opts.kc, pods: this.view.pods, intervalMs: opts.meteringIntervalMs, log })
+      : undefined;
     const specs = wireEvents(this.view, this);
     this.kinds = { agents: specs.agents.kind, integrations: specs.integrations.kind };
   }
@@ -170,6 +178,7 @@ export class ColonyController {
       ...Array.from({ length: workers }, () => this.work('agents', agent)),
       ...Array.from({ length: workers }, () => this.work('integrations', integration)),
     ];
+    this.meter?.start();
   }
 
   hasSynced(): boolean {
@@ -177,6 +186,10 @@ export class ColonyController {
   }
 
   async stop(): Promise<void> {
+    // Counted while the cache is still whole, so the next leader starts from current watermarks.
+    await this.meter
+      ?.stop()
+      .catch((err) => this.log.warn({ err: (err as Error).message }, 'last usage pass failed'));
     for (const i of this.informers()) i.stop();
     this.agents.shutDown();
     this.integrations.shutDown();

@@ -55,6 +55,7 @@ export interface RunControllerOptions {
     | 'officeDatabaseUrl'
     | 'officeDatabaseAgentHost'
     | 'trimCache'
+    | 'meteringIntervalMs'
   >;
 }
 

@@ -29,6 +29,7 @@ export function controllerOptions(
       officeDatabaseUrl: k.officeDatabaseUrl,
       officeDatabaseAgentHost: k.officeDatabaseAgentHost,
       trimCache: k.trimCache,
+      meteringIntervalMs: k.meteringSeconds * 1000,
     },
     metrics: createControllerMetrics(deps.metrics),
   };

@@ -99,6 +99,7 @@ function buildProcessor(config: Config, storage: Storage, now: () => number): Pa
     return new StripeProcessor({
       secretKey: stripeSecretKey,
       timeoutMs: processorTimeoutMs,
+      meterEvent: config.commerce.stripeMeterEvent,
       ...(stripeApiUrl ? { apiUrl: stripeApiUrl } : {}),
     });
   }

@@ -8,12 +8,14 @@ import type { IdentityServices } from '../identity/identity-services.ts';
 import { authenticate } from '../shared/authenticate.ts';
 import type { CredentialVerifier } from '../shared/identity.ts';
 import { problemResponses } from './problem-responses.ts';
-import { meSchema } from './schemas.ts';
+import { meSchema, type usageSchema } from './schemas.ts';
 
 export interface MeRouteOptions {
   config: Config;
   verifiers: CredentialVerifier[];
   identity: IdentityServices;
+  /** The account's usage this period (api/commerce/usage); without it /me has no `usage` member. */
+  usage?: ((accountId: string) => Promise<z.input<typeof usageSchema> | null>) | undefined;
 }
 
 type MeAccount = NonNullable<z.input<typeof meSchema>['account']>;
@@ -67,6 +69,7 @@ export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions):
         ...(principal.clientId ? { clientId: principal.clientId } : {}),
         ...(principal.resource ? { resource: principal.resource } : {}),
         account: await accountOf(principal.accountId),
+        ...(opts.usage ? { usage: principal.accountId ? await opts.usage(principal.accountId) : null } : {}),
       };
     },
   );

@@ -242,6 +242,35 @@ export const batchResponseSchema = z
   })
   .meta({ id: 'BatchResponse' });
 
+const credits = z.number().nonnegative();
+
+/** An account's metered credits this period (docs/commerce.md, "Usage and credits"). */
+export const usageSchema = z
+  .object({
+    period: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .describe('The usage period: a UTC calendar month'),
+    periodStart: z.iso.datetime(),
+    periodEnd: z.iso.datetime(),
+    plan: z.string().nullable().describe('The plan whose allowance applies; null without a plan'),
+    allowanceCredits: credits.describe("The plan's monthly credit allowance"),
+    usedCredits: credits.describe('Credits used this period, to a thousandth'),
+    remainingCredits: credits,
+    projectedCredits: credits.describe('Credits by the end of the period at the pace so far'),
+    projectedOverageCredits: credits.describe('Projected credits beyond the allowance, billed in arrears'),
+    projectedOverageCents: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe("What the projected overage costs at the plan's rate; null without a plan"),
+    offices: z
+      .array(z.object({ officeId: z.string(), usedCredits: credits }))
+      .describe('The offices the account pays for, with their credits this period'),
+  })
+  .meta({ id: 'Usage' });
+
 export const meSchema = z
   .object({
     id: z.string(),
@@ -264,6 +293,12 @@ export const meSchema = z
       })
       .nullable()
       .describe('The account behind the credential; null for the bootstrap token'),
+    usage: usageSchema
+      .nullable()
+      .optional()
+      .describe(
+        "The account's metered usage this period; null when nothing is metered (no cluster) or the account has neither plan nor office",
+      ),
   })
   .meta({ id: 'Account' });
 

@@ -22,6 +22,23 @@ export interface Me {
   clientId?: string | undefined;
   resource?: string | undefined;
   account: { id: string; email: string; name: string; createdAt: string; memberships: Membership[] } | null;
+  /** The account's metered credits this period; null when nothing is metered or it has no plan nor office. */
+  usage?: Usage | null | undefined;
+}
+
+/** An account's credits this period (a UTC calendar month) against its plan's allowance. */
+export interface Usage {
+  period: string;
+  periodStart: string;
+  periodEnd: string;
+  plan: string | null;
+  allowanceCredits: number;
+  usedCredits: number;
+  remainingCredits: number;
+  projectedCredits: number;
+  projectedOverageCredits: number;
+  projectedOverageCents: number | null;
+  offices: { officeId: string; usedCredits: number }[];
 }
 
 export interface ApiKey {
@@ -208,7 +225,21 @@ export const sdkShapes = {
     clientId: 'optional',
     resource: 'optional',
     account: 'required',
+    usage: 'optional',
   } satisfies Fields<Me>,
+  Usage: {
+    period: 'required',
+    periodStart: 'required',
+    periodEnd: 'required',
+    plan: 'required',
+    allowanceCredits: 'required',
+    usedCredits: 'required',
+    remainingCredits: 'required',
+    projectedCredits: 'required',
+    projectedOverageCredits: 'required',
+    projectedOverageCents: 'required',
+    offices: 'required',
+  } satisfies Fields<Usage>,
   ApiKey: {
     id: 'required',
     name: 'required',

@@ -39,6 +39,7 @@ export type {
   Snapshot,
   SnapshotRestore,
   SnapshotSchedule,
+  Usage,
 } from './api-types.ts';
 /** Where the SDK client gets its bearer token when it has no API key. */
 export interface BearerSource {

@@ -63,13 +63,29 @@ export const cachedService = (s: V1Service): V1Service => head(s);
 const cachedContainerStatus = (s: V1ContainerStatus): V1ContainerStatus =>
   pick(s, ['name', 'image', 'imageID', 'ready', 'restartCount', 'state', 'lastState']);
 
-/** An agent pod: labels and the init containers' outcomes (a failed colony-init is reported). */
+const cachedRequests = (c: V1Container): V1Container => ({
+  name: c.name,
+  ...(c.resources?.requests ? { resources: { requests: c.resources.requests } } : {}),
+});
+
+const runState = (s: V1ContainerStatus): V1ContainerStatus =>
+  ({
+    name: s.name,
+    ...(s.state?.terminated ? { state: { terminated: pick(s.state.terminated, ['finishedAt']) } } : {}),
+  }) as V1ContainerStatus;
+
+/**
+ * An agent pod: labels and the init containers' outcomes (a failed colony-init is reported), and for
+ * the usage meter its containers' requests, its start time and when its containers finished.
+ */
 export const cachedPod = (p: V1Pod): V1Pod => ({
   ...head(p),
+  ...(p.spec ? { spec: { containers: p.spec.containers.map(cachedRequests) } } : {}),
   status: {
-    ...pick(p.status, ['phase']),
+    ...pick(p.status, ['phase', 'startTime']),
     ...(p.status?.initContainerStatuses
       ? { initContainerStatuses: p.status.initContainerStatuses.map(cachedContainerStatus) }
       : {}),
+    ...(p.status?.containerStatuses ? { containerStatuses: p.status.containerStatuses.map(runState) } : {}),
   },
 });

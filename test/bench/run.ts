@@ -11,6 +11,7 @@
 // install to Ready, enable/disable to a new agent process) RECREATES the local cluster (down.sh, up.sh,
 // images loaded again) when KUBECONFIG is its; it waits for tests using it (colony.ai/test namespaces)
 // unless BENCH_REAL_NODE_FORCE=1. BENCH_REAL_NODE_TOGGLES (default 20) sizes its toggle figure.
+// BENCH_METERING_OFFICES and _AGENTS (per office) size the metering one (1,000 agent pods on kwok).
 import { benchBackups } from './backups.bench.ts';
 import { benchCheckout } from './checkout.bench.ts';
 import { benchCli } from './cli.bench.ts';
@@ -20,6 +21,7 @@ import { benchIdentity } from './identity.bench.ts';
 import { benchInputGuards } from './input-guards.bench.ts';
 import { benchIntegrations } from './integrations.bench.ts';
 import { benchMcp } from './mcp.bench.ts';
+import { benchMetering } from './metering.ts';
 import { benchPollers } from './pollers.bench.ts';
 import { benchPublicRead } from './public-read.bench.ts';
 import { benchRealNode } from './real-node.bench.ts';
@@ -76,6 +78,12 @@ const benches: Record<string, () => Promise<LegacyOutcome | BenchOutcome>> = {
   mcp: () => benchMcp({ seconds, connections, rounds }),
   cli: () => benchCli({ rounds: env('BENCH_CLI_ROUNDS', 20) }),
   pollers: () => benchPollers(),
+  metering: () =>
+    benchMetering({
+      offices: env('BENCH_METERING_OFFICES', 100),
+      agentsPerOffice: env('BENCH_METERING_AGENTS', 10),
+      rounds: Math.max(rounds, 3),
+    }),
   'real-node': () => benchRealNode({ toggles: env('BENCH_REAL_NODE_TOGGLES', 20) }),
 };
 

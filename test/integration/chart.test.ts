@@ -583,6 +583,19 @@ describe('install of the previous chart version, upgrade to this one, helm test'
       () => ({ verb: 'patch', resource: 'configmaps', namespace: ns() }),
       true,
     ],
+    // The usage ledger: the meter reads it and replaces it under its resourceVersion, nothing else.
+    [
+      'controller replaces the usage ledger',
+      'controller',
+      () => ({ verb: 'update', resource: 'configmaps', namespace: ns(), name: 'colony-usage' }),
+      true,
+    ],
+    [
+      'controller replaces other ConfigMaps',
+      'controller',
+      () => ({ verb: 'update', resource: 'configmaps', namespace: ns(), name: 'someone-else' }),
+      false,
+    ],
     [
       'controller sets its finalizer on AgentBindings',
       'controller',
@@ -623,6 +636,18 @@ describe('install of the previous chart version, upgrade to this one, helm test'
     // One Secret at a time: the Connect flow's refresher reads an integration's refresh token, and
     // backups copy the Secrets integrations reference into a per-snapshot Secret.
     ['API reads a Secret', 'api', () => ({ verb: 'get', resource: 'secrets', namespace: ns() }), true],
+    [
+      'API reads the usage ledger',
+      'api',
+      () => ({ verb: 'get', resource: 'configmaps', namespace: ns(), name: 'colony-usage' }),
+      true,
+    ],
+    [
+      'API writes the usage ledger',
+      'api',
+      () => ({ verb: 'update', resource: 'configmaps', namespace: ns(), name: 'colony-usage' }),
+      false,
+    ],
     [
       'API creates VolumeSnapshots',
       'api',

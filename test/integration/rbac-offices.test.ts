@@ -1,7 +1,8 @@
 // rbac.scope=offices against the real API server: the chart's RBAC applied, the API and the
 // controller running with their ServiceAccounts' own tokens. Outside office namespaces both are
 // refused; an office PUT through the API grants them their rights there; the controller, started
-// before the office existed, injects an agent in it; deleting the office takes the rights back.
+// before the office existed, injects an agent in it and meters its pods; deleting the office takes
+// the rights back.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +21,18 @@ import {
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { ClusterLedgers } from '../../api/commerce/usage/office-ledgers.ts';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
+import {
+  emptyLedger,
+  ledgerConfigMap,
+  periodMilliCredits,
+  USAGE_CONFIGMAP,
+  usagePeriod,
+} from '../../cluster/usage-ledger.ts';
+import { UsageMeter } from '../../controller/metering/usage-meter.ts';
 import { type RunningController, runController } from '../../controller/run-controller.ts';
+import { silentLogger } from '../../controller/runtime/logger.ts';
 import type { MultiNamespaceInformer } from '../../controller/runtime/multi-namespace-informer.ts';
 import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { eventually } from '../support/eventually.ts';
@@ -315,6 +326,45 @@ describe('rbac.scope=offices', () => {
       `${officeNs}/openai`,
     );
     expect(await outcome(new OfficeCluster(api.kc).listIntegrations())).toBe(403);
+  });
+
+  it("meters an agent pod into the office ledger with the controller's rights, which the API may only read", async () => {
+    const core = admin().makeApiClient(CoreV1Api);
+    // No scheduler takes it (the office namespace has no kwok annotation); its status is set as a kubelet would.
+    await core.createNamespacedPod({
+      namespace: officeNs,
+      body: {
+        metadata: { name: 'scout-0', labels: { 'colony.ai/agent': 'scout' } },
+        spec: { schedulerName: 'nobody', containers: [{ name: 'agent', image: 'busybox' }] },
+      },
+    });
+    const startTime = new Date(Date.now() - 3_600_000).toISOString();
+    await core.patchNamespacedPodStatus({
+      name: 'scout-0',
+      namespace: officeNs,
+      body: [{ op: 'add', path: '/status', value: { phase: 'Running', startTime } }],
+    });
+    const pods = controller.current()?.view.pods;
+    if (!pods) throw new Error('no controller term');
+    await eventually(async () => pods.list().some((p) => p.status?.startTime));
+    const meter = new UsageMeter({ kc: ctl.kc, pods, intervalMs: 3_600_000, log: silentLogger });
+    expect(await meter.flush()).toMatchObject({ writes: 1, conflicts: 0 });
+    // The second pass replaces the ledger: `update` on colony-usage.
+    await eventually(async () => (await meter.flush()).writes === 1, 5_000);
+    const ledger = await new ClusterLedgers(api.kc).ledgerOf(officeId);
+    expect(periodMilliCredits(ledger ?? emptyLedger(), usagePeriod(Date.now()))).toBeGreaterThanOrEqual(1000);
+    const body = ledgerConfigMap(officeNs, emptyLedger());
+    const apiCore = api.kc.makeApiClient(CoreV1Api);
+    expect(
+      await outcome(apiCore.replaceNamespacedConfigMap({ name: USAGE_CONFIGMAP, namespace: officeNs, body })),
+    ).toBe(403);
+    const other = { ...body, metadata: { ...body.metadata, name: 'someone-else' } };
+    const ctlCore = ctl.kc.makeApiClient(CoreV1Api);
+    expect(
+      await outcome(
+        ctlCore.replaceNamespacedConfigMap({ name: 'someone-else', namespace: officeNs, body: other }),
+      ),
+    ).toBe(403);
   });
 
   it('became ready although an office it knew at start-up refuses it, and still watches that office', () => {

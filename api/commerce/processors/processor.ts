@@ -64,6 +64,21 @@ export interface PaymentProcessor {
    * undefined when the processor has none (the test one: Colony's own cancel stands in).
    */
   portalUrl(subscriptionRef: string, returnUrl: string, flow: PortalFlow): Promise<string | undefined>;
+  /**
+   * Adds metered usage to the subscription's customer, billed in arrears. Repeating a report with the
+   * same identifier adds nothing more: the processor dedupes on it.
+   */
+  reportUsage(u: UsageReport): Promise<void>;
+}
+
+export interface UsageReport {
+  /** Deterministic per office, period and stretch: the processor's dedupe key. */
+  identifier: string;
+  subscriptionRef: string;
+  /** Thousandths of a credit. */
+  quantity: number;
+  /** When the usage happened (epoch ms), inside its period, so it lands on that period's invoice. */
+  timestamp: number;
 }
 
 export interface SubscriptionState {

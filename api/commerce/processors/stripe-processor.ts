@@ -14,6 +14,7 @@ import {
   type StartedCheckout,
   type SubscriptionChange,
   type SubscriptionState,
+  type UsageReport,
 } from './processor.ts';
 import { portalSessionParams, stripeDescription } from './stripe-portal.ts';
 import type {
@@ -30,9 +31,16 @@ export interface StripeProcessorOptions {
   timeoutMs?: number;
   /** A client to use instead of building one (unit tests stand one in). */
   client?: StripeClient;
+  /** The `event_name` of the billing meter usage is reported to. */
+  meterEvent?: string;
 }
 
-type StripeClient = Pick<Stripe, 'checkout' | 'subscriptions' | 'products' | 'invoices' | 'billingPortal'>;
+export const DEFAULT_METER_EVENT = 'colony_credits';
+
+type StripeClient = Pick<
+  Stripe,
+  'checkout' | 'subscriptions' | 'products' | 'invoices' | 'billingPortal' | 'billing'
+>;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -90,8 +98,12 @@ export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
   readonly testMode: boolean;
   private readonly stripe: StripeClient;
+  private readonly meterEvent: string;
+  /** The customer of each subscription: it never changes, so it is read once per process. */
+  private readonly customers = new Map<string, string>();
 
   constructor(o: StripeProcessorOptions) {
+    this.meterEvent = o.meterEvent ?? DEFAULT_METER_EVENT;
     this.stripe =
       o.client ?? new Stripe(o.secretKey, clientOptions(o.apiUrl, o.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     this.testMode = /^(sk|rk)_test_/.test(o.secretKey);
@@ -198,6 +210,33 @@ export class StripeProcessor implements PaymentProcessor {
       portalSessionParams(sub, returnUrl, flow),
     );
     return session.url;
+  }
+
+  /**
+   * A billing meter event for the subscription's customer, in thousandths of a credit (Stripe meters
+   * sum whole numbers; the overage price divides by 1,000). The identifier is Stripe's dedupe key and
+   * the idempotency key too, so a retry after a lost answer is the same event.
+   */
+  async reportUsage(u: UsageReport): Promise<void> {
+    const customer = await this.customerOf(u.subscriptionRef);
+    await this.stripe.billing.meterEvents.create(
+      {
+        event_name: this.meterEvent,
+        identifier: u.identifier,
+        timestamp: Math.floor(u.timestamp / 1000),
+        payload: { stripe_customer_id: customer, value: String(u.quantity) },
+      },
+      { idempotencyKey: u.identifier },
+    );
+  }
+
+  private async customerOf(subscriptionRef: string): Promise<string> {
+    const known = this.customers.get(subscriptionRef);
+    if (known) return known;
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionRef);
+    const customer = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
+    this.customers.set(subscriptionRef, customer);
+    return customer;
   }
 
   /**

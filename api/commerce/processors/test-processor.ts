@@ -10,6 +10,7 @@ import type {
   ProcessorCheckout,
   StartedCheckout,
   SubscriptionChange,
+  UsageReport,
 } from './processor.ts';
 import type { DescribedSubscription, SubscriptionDescription } from './subscription-description.ts';
 import { cancelAtOf, currentPeriodEnd, describeTestSubscription } from './test-processor-billing.ts';
@@ -124,6 +125,13 @@ export class TestProcessor implements PaymentProcessor {
     const { cancel_at: _dropped, ...data } = own.data;
     await this.handoffs.updateData(own.reference, data, this.now());
     return true;
+  }
+
+  /** Usage reported so far, by identifier: a repeated report is the same entry (as Stripe dedupes). */
+  readonly usage = new Map<string, UsageReport>();
+
+  async reportUsage(u: UsageReport): Promise<void> {
+    if (!this.usage.has(u.identifier)) this.usage.set(u.identifier, u);
   }
 
   /** The test processor never charges, so there is nothing to stop. */

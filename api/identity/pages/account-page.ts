@@ -17,6 +17,8 @@ export interface AccountView {
   planSection?: string;
   /** HTML the office domain renders: creating offices self-serve, provisioning agent credentials. */
   officeSection?: string;
+  /** The account's metered usage this period, rendered by the commerce domain, placed as it comes. */
+  usageSection?: string;
   csrf: string;
   keyPrefix: string;
   keyErrors?: FieldErrors;
@@ -108,6 +110,7 @@ export function renderAccountPage(v: AccountView): string {
   <dt>Member since</dt><dd>${day(a.createdAt)}</dd>
 </dl>
 ${v.planSection ?? ''}
+${v.usageSection ?? ''}
 ${v.officeSection ?? ''}
 <h2>Offices</h2>
 ${officesSection(v.offices)}

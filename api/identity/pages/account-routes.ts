@@ -41,6 +41,7 @@ export function accountRoutes(
     identity: IdentityServices;
     planSection?: (accountId: string) => Promise<string>;
     officeSection?: AccountSection;
+    usageSection?: (accountId: string) => Promise<string>;
   },
 ): void {
   const { config, identity } = opts;
@@ -53,12 +54,13 @@ export function accountRoutes(
     keyErrors?: FieldErrors,
   ) => {
     const csrf = csrfToken(request, reply);
-    const [offices, keys, apps, plan, officeSection] = await Promise.all([
+    const [offices, keys, apps, plan, officeSection, usage] = await Promise.all([
       identity.officeMembers.ofAccount(account.id),
       identity.apiKeys.list(account.id),
       identity.connectedApps.list(account.id),
       opts.planSection?.(account.id) ?? '',
       opts.officeSection?.render(account.id, csrf) ?? '',
+      opts.usageSection?.(account.id) ?? '',
     ]);
     return html(
       reply,
@@ -70,6 +72,7 @@ export function accountRoutes(
         apps,
         planSection: plan,
         officeSection,
+        usageSection: usage,
         csrf,
         keyPrefix: apiKeyPrefix(config.environment),
         ...(keyErrors ? { keyErrors } : {}),

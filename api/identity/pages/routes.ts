@@ -67,6 +67,8 @@ export interface IdentityPagesOptions {
   planSection?: (accountId: string) => Promise<string>;
   /** The office section of /account and its forms, from the office domain; none without it. */
   officeSection?: AccountSection;
+  /** The usage section of /account (credits this period), rendered by the commerce domain. */
+  usageSection?: (accountId: string) => Promise<string>;
 }
 
 export async function identityPages(app: FastifyInstance, opts: IdentityPagesOptions): Promise<void> {

@@ -45,6 +45,11 @@ snapshot, creates VolumeSnapshots and PVCs restored from them.
 - apiGroups: [snapshot.storage.k8s.io]
   resources: [volumesnapshots]
   verbs: [get, list, create, patch, delete]
+# The office's usage ledger the controller's meter keeps: read for /me, /account and usage reports.
+- apiGroups: [""]
+  resources: [configmaps]
+  resourceNames: [colony-usage]
+  verbs: [get]
 - apiGroups: [colony.ai]
   resources: [integrations]
   verbs: [list, create, patch, delete]
@@ -58,7 +63,7 @@ What the controller does inside an office (controller/colony-controller.ts, reco
 informers list and watch the two kinds, their Secrets and the agent workloads; server-side apply
 patches agent workloads and creates/patches per-office service Deployments, Services and PVCs;
 teardown deletes the Deployment and Service; status goes through the status subresources; Events
-are events.k8s.io.
+are events.k8s.io; the usage meter keeps one ConfigMap, colony-usage, per office.
 */}}
 {{- define "colony.controllerOfficeRules" -}}
 - apiGroups: [colony.ai]
@@ -83,6 +88,11 @@ are events.k8s.io.
 - apiGroups: [""]
   resources: [configmaps]
   verbs: [create, patch]
+# The usage ledger (controller/metering): read, then replaced under its resourceVersion.
+- apiGroups: [""]
+  resources: [configmaps]
+  resourceNames: [colony-usage]
+  verbs: [get, update]
 - apiGroups: [apps]
   resources: [deployments]
   verbs: [list, watch, create, patch, delete]

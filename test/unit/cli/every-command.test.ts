@@ -73,6 +73,7 @@ const rows: Record<string, Row> = {
   login: { argv: () => [], json: { code: 1 }, noCredentials: 1 },
   logout: { argv: () => [], json: 'object', noCredentials: 1 },
   whoami: { argv: () => [], json: 'object', noCredentials: 3 },
+  usage: { argv: () => [], json: 'object', noCredentials: 3 },
   version: { argv: () => [], json: 'object', noCredentials: 0 },
   completion: { argv: () => ['bash'], json: 'object', noCredentials: 0 },
   'keys list': { argv: () => [], json: 'empty list', noCredentials: 3 },

@@ -115,7 +115,7 @@ describe('cachedServiceDeployment and cachedService', () => {
 });
 
 describe('cachedPod', () => {
-  it('keeps metadata, the phase and the init containers outcomes, and drops the spec', () => {
+  it('keeps metadata, the phase, the init containers outcomes and what the usage meter reads, and drops the rest', () => {
     const init = {
       name: 'colony-init',
       image: 'node',
@@ -131,13 +131,43 @@ describe('cachedPod', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: wire,
-      spec: template.spec,
+      spec: {
+        ...template.spec,
+        containers: [
+          {
+            ...template.spec.containers[0],
+            name: 'agent',
+            resources: { requests: { cpu: '2' }, limits: { cpu: '4' } },
+          },
+          { name: 'sidecar', image: 'envoy' },
+        ],
+      },
       status: {
         phase: 'Pending',
         podIP: '10.0.0.1',
+        startTime: new Date('2026-11-01T00:00:00Z'),
         conditions: [{ type: 'Ready', status: 'False' }],
         initContainerStatuses: [init],
-        containerStatuses: [{ name: 'agent', image: 'busybox', imageID: 'x', ready: false, restartCount: 0 }],
+        containerStatuses: [
+          {
+            name: 'agent',
+            image: 'busybox',
+            imageID: 'x',
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: { exitCode: 1, reason: 'Error', finishedAt: new Date('2026-11-01T01:00:00Z') },
+            },
+          },
+          {
+            name: 'sidecar',
+            image: 'envoy',
+            imageID: 'y',
+            ready: true,
+            restartCount: 0,
+            state: { running: {} },
+          },
+        ],
       },
     };
     const { started: _s, containerID: _c, ...keptInit } = init;
@@ -145,7 +175,16 @@ describe('cachedPod', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: kept,
-      status: { phase: 'Pending', initContainerStatuses: [keptInit] },
+      spec: { containers: [{ name: 'agent', resources: { requests: { cpu: '2' } } }, { name: 'sidecar' }] },
+      status: {
+        phase: 'Pending',
+        startTime: new Date('2026-11-01T00:00:00Z'),
+        initContainerStatuses: [keptInit],
+        containerStatuses: [
+          { name: 'agent', state: { terminated: { finishedAt: new Date('2026-11-01T01:00:00Z') } } },
+          { name: 'sidecar' },
+        ],
+      },
     });
   });
 });

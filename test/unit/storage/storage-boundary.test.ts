@@ -79,7 +79,7 @@ describe('migrations', () => {
   it('run in the order existing databases recorded them, each id once', () => {
     const ids = migrations.map((m) => m.id);
     expect(ids).toEqual([
-      1, 300, 301, 100, 101, 200, 201, 202, 203, 400, 401, 204, 102, 103, 205, 106, 104, 107,
+      1, 300, 301, 100, 101, 200, 201, 202, 203, 400, 401, 204, 102, 103, 205, 106, 104, 107, 105,
     ]);
   });
 });
