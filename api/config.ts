@@ -194,6 +194,7 @@ export const envSchema = z.object({
   COLONY_CHECKOUT_RATE_LIMIT: positiveInt.default(60),
   COLONY_IDEMPOTENCY_TTL_HOURS: positiveInt.min(24, 'must be at least 24 (hours)').default(24),
   COLONY_CHECKOUT_SWEEP_SECONDS: positiveInt.default(60),
+  COLONY_PLAN_END_SWEEP_SECONDS: positiveInt.default(300),
   COLONY_PAYMENT_PROCESSOR: z.enum(['test', 'stripe']).default('test'),
   STRIPE_SECRET_KEY: z
     .string()
@@ -332,6 +333,8 @@ export interface Config {
     checkoutPerWindow: number;
     idempotencyTtlHours: number;
     sweepSeconds: number;
+    /** How often the test processor's cancels that fell due are written to Colony's record. */
+    planEndSweepSeconds: number;
     processor: 'test' | 'stripe';
     stripeSecretKey: string | undefined;
     /** Another Stripe API address (stripe-mock in tests). */
@@ -456,6 +459,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkoutPerWindow: e.COLONY_CHECKOUT_RATE_LIMIT,
       idempotencyTtlHours: e.COLONY_IDEMPOTENCY_TTL_HOURS,
       sweepSeconds: e.COLONY_CHECKOUT_SWEEP_SECONDS,
+      planEndSweepSeconds: e.COLONY_PLAN_END_SWEEP_SECONDS,
       processor: e.COLONY_PAYMENT_PROCESSOR,
       stripeSecretKey: e.STRIPE_SECRET_KEY,
       stripeApiUrl: e.COLONY_STRIPE_API_URL,

@@ -1,9 +1,11 @@
-// Commerce pages on one server: the hosted billing page, the Stripe webhook, the policy pages and the expiry
-// sweeper. The checkout protocols (ACP, UCP) are mounted above this, by api/commerce-surfaces.ts.
+// Commerce pages on one server: the hosted billing page, the Stripe webhook, the policy pages, the expiry
+// sweeper and (with the test processor) the plan-end sweeper. The checkout protocols (ACP, UCP) are
+// mounted above this, by api/commerce-surfaces.ts.
 
 import type { FastifyInstance } from 'fastify';
 import { securePages } from '../shared/page-security.ts';
 import type { PollerGate } from '../shared/poller-gate.ts';
+import { planEndSweeper } from './billing/plan-end-sweeper.ts';
 import { billingPages } from './billing/routes.ts';
 import { stripeWebhook } from './billing/stripe-webhook.ts';
 import type { CommerceOptions } from './commerce-services.ts';
@@ -39,4 +41,17 @@ export async function commercePlugin(
     }),
   );
   app.addHook('onClose', detach);
+  // Without the processor's own events, a test-processor cancel that fell due is ended here.
+  if (opts.commerce.processor.name !== 'test') return;
+  const detachPlanEnds = opts.pollers.attach(
+    planEndSweeper({
+      subscriptions: opts.storage.subscriptions,
+      handoffs: opts.storage.billingHandoffs,
+      events: opts.commerce.orderEvents,
+      everyMs: config.commerce.planEndSweepSeconds * 1000,
+      now,
+      log: app.log,
+    }),
+  );
+  app.addHook('onClose', detachPlanEnds);
 }

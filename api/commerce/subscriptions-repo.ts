@@ -95,6 +95,15 @@ export class SubscriptionsRepo {
     return s !== undefined && s.status !== 'canceled';
   }
 
+  /** The subscriptions of one processor that are not canceled, oldest first. */
+  async liveOf(processor: string): Promise<SubscriptionRecord[]> {
+    const rows = await this.db.query<SubscriptionRow>(
+      "SELECT * FROM subscriptions WHERE processor = $1 AND status <> 'canceled' ORDER BY created_at, id",
+      [processor],
+    );
+    return rows.map(toRecord);
+  }
+
   async byProcessorRef(processor: string, processorRef: string): Promise<SubscriptionRecord | undefined> {
     const [row] = await this.db.query<SubscriptionRow>(
       'SELECT * FROM subscriptions WHERE processor = $1 AND processor_ref = $2',

@@ -6,15 +6,22 @@ import { type InjectBrowser, signedUpOwner } from './browser.ts';
 import { acp, planLine } from './checkout.ts';
 
 /** Buys the items for the account signed in to `browser`, through ACP and the test processor. */
-export async function buyPlan(
+export function buyPlan(app: FastifyInstance, browser: InjectBrowser, ...items: string[]): Promise<string> {
+  return buyPlanAs(app, browser, {}, ...items);
+}
+
+/** buyPlan with the agent's headers (an agent platform's key, say); answers the checkout session id. */
+export async function buyPlanAs(
   app: FastifyInstance,
   browser: InjectBrowser,
+  agent: Record<string, string>,
   ...items: string[]
-): Promise<void> {
-  const created = await acp(app, 'POST', '/checkout_sessions', { line_items: items.map((i) => planLine(i)) });
+): Promise<string> {
+  const line_items = items.map((i) => planLine(i));
+  const created = await acp(app, 'POST', '/checkout_sessions', { line_items }, agent);
   expect(created.statusCode, created.body).toBe(201);
   const id = created.json().id as string;
-  expect((await acp(app, 'POST', `/checkout_sessions/${id}/complete`, {})).statusCode).toBe(200);
+  expect((await acp(app, 'POST', `/checkout_sessions/${id}/complete`, {}, agent)).statusCode).toBe(200);
   await browser.get(`/checkout/${id}`);
   const pay = await browser.submit(`/checkout/${id}/pay`, {});
   expect(pay.statusCode, pay.body).toBe(303);
@@ -24,6 +31,7 @@ export async function buyPlan(
   const paid = await browser.submit(form, { name: 'Ada Lovelace', country: 'GB', postal_code: 'N1 9GU' });
   expect(paid.statusCode).toBe(303);
   expect((await browser.get(`/checkout/${id}/return?reference=${reference}`)).statusCode).toBe(303);
+  return id;
 }
 
 /** A new account; with items, it has bought them (and is trialing). */

@@ -49,7 +49,10 @@ async function described(
   const state = { status: description.status, trialEnd: description.trialEnd };
   if (state.status === s.status && state.trialEnd === s.trialEnd)
     return { description, subscription: s, down: false };
-  const written = await deps.storage.subscriptions.sync(s.id, state, readAt);
+  // As a Stripe subscription event does: the ACP order_update is written with the change, once.
+  const events = deps.commerce.orderEvents;
+  const written = await deps.storage.subscriptions.sync(s.id, state, readAt, events.onStatusChanged);
+  if (written) await events.announce();
   return { description, subscription: written ? { ...s, ...state } : s, down: false };
 }
 
