@@ -398,6 +398,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
           );
         return officeCluster;
       },
+      entitlements,
       baseUrl: config.baseUrl,
       now,
     }),

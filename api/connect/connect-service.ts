@@ -1,9 +1,13 @@
 // The Connect flow between the pages and the provider: starting (state bound to office, account and
 // integration, single use, short-lived) and finishing (code exchange, tokens into the Secret).
+
+import { integrationResourceName } from '../../cluster/registration.ts';
 import type { IntegrationRegistry } from '../../integrations/registry/load-registry.ts';
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import type { Entitlements } from '../commerce/entitlements/entitlements.ts';
 import { guardSave, officeState } from '../office/composition-guard.ts';
 import type { OfficeCluster } from '../office/office-cluster.ts';
+import { requireIntegrationRoom } from '../office/plan-checks.ts';
 import type { ConnectRepo, ConnectState } from './connect-repo.ts';
 import type { OAuthClient } from './oauth-clients.ts';
 import { authorizationRequest, exchangeCode, providerConfig } from './provider.ts';
@@ -17,6 +21,8 @@ export interface ConnectDeps {
   clients: ReadonlyMap<string, OAuthClient>;
   repo: ConnectRepo;
   cluster: () => OfficeCluster;
+  /** A self-serve office's plan: a new integration must fit it, at the start and again at the callback. */
+  entitlements: Entitlements;
   baseUrl: string;
   now: () => number;
 }
@@ -60,6 +66,18 @@ export class ConnectService {
     return ns;
   }
 
+  /** The office's namespace, once a new integration there fits its plan (a reconnect always does). */
+  private async requireRoom(
+    manifest: IntegrationManifest,
+    officeId: string,
+    instanceLabel: string | undefined,
+  ): Promise<string> {
+    const namespace = await this.namespace(officeId);
+    const name = integrationResourceName(manifest.id, instanceLabel);
+    await requireIntegrationRoom(this.deps, { officeId, namespace, name }, manifest);
+    return namespace;
+  }
+
   /** Records a fresh state and answers the provider URL to send the browser to. */
   async start(
     integrationId: string,
@@ -73,7 +91,7 @@ export class ConnectService {
         400,
         `${manifest.name} has a single instance per office; drop the instance parameter.`,
       );
-    await this.namespace(officeId);
+    await this.requireRoom(manifest, officeId, instanceLabel);
     const oauth = manifest.oauth as NonNullable<IntegrationManifest['oauth']>;
     const config = providerConfig(oauth, client);
     const request = await authorizationRequest(config, oauth, redirectUri(this.deps.baseUrl));
@@ -97,7 +115,8 @@ export class ConnectService {
   async finish(state: string, s: ConnectState, callbackUrl: URL): Promise<IntegrationManifest> {
     const { manifest, client } = this.oauthIntegration(s.integrationId);
     const cluster = this.deps.cluster();
-    const namespace = await this.namespace(s.officeId);
+    // Checked again: the office may have filled up while the owner was at the provider.
+    const namespace = await this.requireRoom(manifest, s.officeId, s.instanceLabel);
     const integrations = await cluster.listIntegrations(namespace);
     guardSave(this.deps.registry, manifest, officeState(this.deps.registry, integrations, []).configured);
     const oauth = manifest.oauth as NonNullable<IntegrationManifest['oauth']>;

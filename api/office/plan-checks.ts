@@ -2,8 +2,14 @@
 // the limits of the account the office counts against, and an integration's service or database
 // must be in its plan. Re-saving what exists is never refused: an office keeps what it has.
 import type { IntegrationManifest } from '../../integrations/registry/manifest-schema.ts';
+import type { Entitlements } from '../commerce/entitlements/entitlements.ts';
 import type { OfficeCluster } from './office-cluster.ts';
-import type { OfficeRouteContext } from './office-route-context.ts';
+
+/** What the checks need: the office route context has both, and so does the Connect flow. */
+export interface PlanCheckContext {
+  cluster(): OfficeCluster;
+  entitlements: Entitlements;
+}
 
 /** What `list` finds in every one of these offices' namespaces (offices without one count nothing). */
 async function acrossOffices<T>(
@@ -22,7 +28,7 @@ async function acrossOffices<T>(
 
 /** Saving a new integration (its resource `name` not yet in the office): features, then the limit. */
 export async function requireIntegrationRoom(
-  ctx: OfficeRouteContext,
+  ctx: PlanCheckContext,
   at: { officeId: string; namespace: string; name: string },
   manifest: Pick<IntegrationManifest, 'colonyContainer' | 'database'>,
 ): Promise<void> {
@@ -43,7 +49,7 @@ export async function requireIntegrationRoom(
  * distinct agents (per office) with at least one enabled integration across the account's offices.
  */
 export async function requireAgentRoom(
-  ctx: OfficeRouteContext,
+  ctx: PlanCheckContext,
   at: { officeId: string; namespace: string; agentName: string },
 ): Promise<void> {
   const c = ctx.cluster();
