@@ -18,6 +18,7 @@ import { loadRegistry } from '../../integrations/registry/load-registry.ts';
 import { InjectBrowser } from '../support/browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { installCrds, kubeConfig, kubeconfigPath, withNamespace } from '../support/kube.ts';
+import { oauthManifest as manifest, oauthSection } from '../support/oauth-manifests.ts';
 import { startTestProvider, type TestProvider } from '../support/oauth-provider.ts';
 import { TEST_BASE_URL } from '../support/server.ts';
 
@@ -42,32 +43,6 @@ let clock = Date.now();
 const logs: string[] = [];
 const core = () => kubeConfig().makeApiClient(CoreV1Api);
 const apps = () => kubeConfig().makeApiClient(AppsV1Api);
-
-function manifest(id: string, extra: string): string {
-  return `id: ${id}
-name: Acme ${id}
-description: A test provider's mail, reached by OAuth.
-icon: acme
-category: services
-capabilities: [email]
-wizard: oauth
-requiredSecrets: []
-agentEnvVars: [${id.toUpperCase().replace(/-/g, '_')}_ACCESS_TOKEN]
-version: "1.0.0"
-${extra}`;
-}
-
-function oauthSection(id: string, issuer: string): string {
-  const prefix = id.toUpperCase().replace(/-/g, '_');
-  return `oauth:
-  authorizationUrl: ${issuer}/auth
-  tokenUrl: ${issuer}/token
-  scopes: [openid, offline_access]
-  authorizationParams: { prompt: consent }
-  accessTokenKey: ${prefix}_ACCESS_TOKEN
-  refreshTokenKey: ${prefix}_REFRESH_TOKEN
-`;
-}
 
 function writeRegistry(issuer: string): string {
   const root = mkdtempSync(join(tmpdir(), 'colony-connect-registry-'));

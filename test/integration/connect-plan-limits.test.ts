@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficeCluster } from '../../api/office/office-cluster.ts';
 import type { InjectBrowser } from '../support/browser.ts';
 import { installCrds, kubeConfig, kubeconfigPath } from '../support/kube.ts';
+import { oauthManifest, oauthSection } from '../support/oauth-manifests.ts';
 import { startTestProvider, type TestProvider } from '../support/oauth-provider.ts';
 import { accountKey, ownerWithPlan } from '../support/plans.ts';
 import { startTestServerOn, TEST_BASE_URL, type TestServer } from '../support/server.ts';
@@ -34,24 +35,7 @@ function writeRegistry(issuer: string): string {
   mkdirSync(join(root, 'acme-mail'));
   writeFileSync(
     join(root, 'acme-mail', 'manifest.yaml'),
-    `id: acme-mail
-name: Acme Mail
-description: A test provider's mail, reached by OAuth.
-icon: acme
-category: services
-capabilities: [email]
-wizard: oauth
-requiredSecrets: []
-agentEnvVars: [ACME_MAIL_ACCESS_TOKEN]
-version: "1.0.0"
-oauth:
-  authorizationUrl: ${issuer}/auth
-  tokenUrl: ${issuer}/token
-  scopes: [openid, offline_access]
-  authorizationParams: { prompt: consent }
-  accessTokenKey: ACME_MAIL_ACCESS_TOKEN
-  refreshTokenKey: ACME_MAIL_REFRESH_TOKEN
-`,
+    oauthManifest('acme-mail', oauthSection('acme-mail', issuer)),
   );
   writeFileSync(join(root, 'acme-mail', 'guide.md'), '# Acme Mail\n\nClick Connect and approve.\n');
   return root;
