@@ -1,6 +1,7 @@
-// The agent's workload: applies the env and layers of its enabled bindings under one field
-// manager, holding back the ones that cannot be applied (an owner's own value, a refusal by the API
-// server) so that the rest still lands, and reads back whether its pods can be created.
+// The agent's workload: applies the env and layers of its enabled bindings, and the agent label on
+// its pod template, under one field manager, holding back the bindings that cannot be applied (an
+// owner's own value, a refusal by the API server) so that the rest still lands, and reads back
+// whether its pods can be created.
 import type {
   KubernetesObject,
   V1ConfigMap,
@@ -42,6 +43,16 @@ function targetContainer(w: V1Deployment | V1StatefulSet): V1Container | undefin
   return named ? containers.find((c) => c.name === named) : containers[0];
 }
 
+/**
+ * The agent label the pod template is applied with: the agent's name, unless the template already
+ * carries another value for it. Its selector may name that value (changing it would be refused),
+ * and its pods are counted as agent pods either way.
+ */
+function podLabel(w: V1Deployment | V1StatefulSet, agentName: string): string | undefined {
+  const current = w.spec?.template.metadata?.labels?.[LABEL_AGENT];
+  return current === undefined || current === agentName ? agentName : undefined;
+}
+
 /** True when the workload already carries exactly what we would apply. */
 function upToDate(
   w: V1Deployment | V1StatefulSet,
@@ -49,6 +60,8 @@ function upToDate(
   injections: Injection[],
   hash: string | undefined,
 ): boolean {
+  // A template without the agent label is applied once, whatever else it carries: its pods are metered.
+  if (w.spec?.template.metadata?.labels?.[LABEL_AGENT] === undefined) return false;
   const desired = renderEnv(injections);
   const annotations = w.metadata?.annotations ?? {};
   if ((annotations[ANNOTATION_INJECTED] ?? '') !== desired.map((e) => e.name).join(',')) return false;
@@ -149,7 +162,7 @@ export async function syncWorkload(
     name,
     namespace: ns,
     container: container.name,
-    agentName,
+    agentName: podLabel(workload.obj, agentName),
   };
   const target: Target = {
     body: (list) => {

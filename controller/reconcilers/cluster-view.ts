@@ -20,7 +20,7 @@ export interface ClusterView {
   /** Per-office service Deployments and Services (labelled colony.ai/integration). */
   serviceDeployments: Informer<V1Deployment>;
   services: Informer<V1Service>;
-  /** Agent pods that run a colony-init container (their template carries colony.ai/agent). */
+  /** Agent pods: the controller puts colony.ai/agent on every agent workload's pod template. */
   pods: Informer<V1Pod>;
 }
 

@@ -96,6 +96,7 @@ export function appliedHash(
  * The server-side apply body for the workload: only the fields Colony owns. `held` names env
  * entries an owner has given a value of their own: applied by name alone, so the entry Colony
  * created stays (with the owner's value) instead of being removed with Colony's reference.
+ * `ref.agentName`, when given, is put on the pod template as `colony.ai/agent`.
  */
 export function renderAgentEnvApply(
   ref: AgentWorkloadRef & { agentName?: string },
@@ -122,8 +123,9 @@ export function renderAgentEnvApply(
   const podSpec: Record<string, unknown> = { containers: [container] };
   if (layers.volumes.length > 0) podSpec.volumes = layers.volumes;
   if (layers.initContainer) podSpec.initContainers = [layers.initContainer];
-  // Pods carry the agent label while an init container runs, so its failures can be read back.
-  const templateLabels = layers.initContainer && ref.agentName ? { [LABEL_AGENT]: ref.agentName } : {};
+  // Every agent pod carries its agent's label: the usage meter counts those pods, and a failed
+  // colony-init is read back from them. An added label keeps the template matching its selector.
+  const templateLabels = ref.agentName ? { [LABEL_AGENT]: ref.agentName } : {};
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,

@@ -104,6 +104,19 @@ describe('renderAgentEnvApply', () => {
     const body = renderAgentEnvApply(ref, []);
     expect(body.spec.template.spec.containers).toEqual([{ name: 'agent' }]);
     expect(body.spec.template.metadata.annotations).toEqual({});
+    expect(body.spec.template.metadata.labels).toEqual({});
+  });
+
+  it("labels the pod template with the agent's name, with or without colony-init", () => {
+    const named = { ...ref, agentName: 'writer' };
+    const injected = renderAgentEnvApply(named, [inj()]);
+    expect(injected.spec.template.metadata.labels).toEqual({ 'colony.ai/agent': 'writer' });
+    expect(injected.spec.template.spec).not.toHaveProperty('initContainers');
+    // Nothing injected: every other field is released, the label stays so the pods are still metered.
+    const bare = renderAgentEnvApply(named, []);
+    expect(bare.spec.template.metadata).toEqual({ annotations: {}, labels: { 'colony.ai/agent': 'writer' } });
+    expect(bare.metadata.annotations).toEqual({});
+    expect(bare.spec.template.spec).toEqual({ containers: [{ name: 'agent' }] });
   });
 });
 
