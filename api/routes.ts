@@ -128,8 +128,8 @@ export function mainSurfaces(s: AppServices, isShuttingDown: () => boolean): Mou
     mount(mcpPlugin, { config, verifiers: s.mcpVerifiers, identity, registry, prices, probes, storage, now }),
     mount(commerceSurfaces, commerce),
     mount(commercePlugin, { ...commerce, pollers: s.pollers }),
-    // The plan page; usage this period joins it through its `usageSection` option.
-    mount(accountPortal, commerce),
+    // The plan page (where order permalinks land), with the same usage section as /account.
+    mount(accountPortal, { ...commerce, usageSection: accountUsageSection(s.usage.account) }),
   ];
 }
 

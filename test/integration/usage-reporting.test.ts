@@ -146,6 +146,14 @@ describe.each(storageTargets)('metered usage on $name', (t) => {
     expect(page.body).not.toContain(managed.id);
   });
 
+  it('shows the same usage on the plan page, where order permalinks land', async () => {
+    const page = await owner.browser.get('/account/plan');
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body, 'usage-used')).toBe('1,500');
+    expect(page.body).toContain(`<code>${billed.id}</code>`);
+    expect(page.body).not.toContain(managed.id);
+  });
+
   it('reports billed usage to the processor once, chains new usage on, and never reports operator-managed offices', async () => {
     const reporter = s.app.colony.usage.reporter;
     const processor = s.app.colony.commerce.processor as TestProcessor;
