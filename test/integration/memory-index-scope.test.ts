@@ -8,6 +8,7 @@ import { newAccountId } from '../../api/identity/accounts/account.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
 import { migrate } from '../../api/storage/migration-runner.ts';
 import { SqliteDriver } from '../../api/storage/sqlite-driver.ts';
+import { addAccount } from '../support/accounts.ts';
 import { sqliteTarget } from '../support/storage-targets.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -72,15 +73,7 @@ describe('the account-scoped full-text index on SQLite', () => {
   it("finds one account's memories however many of another's share the terms", async () => {
     const { storage, memory } = await open(await sqliteFile());
     const [ada, bob] = [newAccountId(), newAccountId()];
-    for (const id of [ada, bob])
-      await storage.identity.accounts.create({
-        id,
-        email: `${id}@example.com`,
-        name: id,
-        passwordHash: 'x',
-        createdAt: 1,
-        updatedAt: 1,
-      });
+    for (const id of [ada, bob]) await addAccount(storage, id);
     await memory.remember(ada, 'The bench deploys on Fridays.');
     // Bob's memories name the terms, and even Ada's index token: none of them is Ada's.
     const adaToken = `own${ada.replaceAll('_', '')}0`;
