@@ -4,10 +4,13 @@ import { dnsLabel } from '../../../integrations/registry/names.ts';
 import { apiKeyScopes, defaultApiKeyScopes } from '../scopes.ts';
 
 // The pattern says in the document what trim() needs: a character that is not white space (the BOM
-// included, which JavaScript trims and other regex engines do not count as space).
+// included, which JavaScript trims and other regex engines do not count as space). A schema with a
+// pattern of its own gets no added NUL rule in /openapi.json (openapi-text.ts), so this one states
+// the input guards' rule too: no U+0000 anywhere.
 export const keyName = z
   .string()
-  .regex(/[^\s\ufeff]/, 'is required')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is named on purpose, to exclude it
+  .regex(/^[^\u0000]*[^\s\ufeff\u0000][^\u0000]*$/, 'is required')
   .trim()
   .min(1, 'is required')
   .max(100, 'must be at most 100 characters');
