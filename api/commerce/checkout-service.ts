@@ -1,8 +1,9 @@
 // The checkout domain's I/O: reads sessions (expiring them lazily), applies the pure moves and writes them,
 // together with the idempotent response when the caller has one to store. Both protocols use it.
-import { randomBytes } from 'node:crypto';
+
 import type { CatalogItem } from '../domain/pricing/catalog.ts';
 import type { FinishedResponse } from '../shared/finished-response.ts';
+import { randomHex } from '../shared/random-id.ts';
 import type { ClaimOptions } from './checkout-idempotency-repo.ts';
 import { type PricingResult, priceCart, type RequestedItem } from './checkout-pricing.ts';
 import {
@@ -19,7 +20,7 @@ import type { CheckoutSessionsRepo } from './checkout-sessions-repo.ts';
 export const sessionIdPrefix: Record<CheckoutProtocol, string> = { acp: 'cs_', ucp: 'ucs_' };
 
 export function newSessionId(protocol: CheckoutProtocol): string {
-  return `${sessionIdPrefix[protocol]}${randomBytes(16).toString('hex')}`;
+  return `${sessionIdPrefix[protocol]}${randomHex(16)}`;
 }
 
 /** Turns the session a move produced into the bytes the client gets (and a replay repeats). */

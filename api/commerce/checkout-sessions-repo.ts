@@ -3,6 +3,8 @@
 
 import { readJson, writeJson } from '../storage/json-column.ts';
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
+import type { WriteBatcher } from '../storage/write-batcher.ts';
+import { type ClaimedInsert, claimedInsertBatcher } from './batched-session-inserts.ts';
 import {
   type ClaimOptions,
   claimFinished,
@@ -63,9 +65,12 @@ export interface SessionWrite {
 
 export class CheckoutSessionsRepo {
   private readonly db: SqlDriver;
+  /** PostgreSQL: concurrent creates with a key share one statement (batched-session-inserts.ts). */
+  private readonly creates: WriteBatcher<ClaimedInsert, boolean> | undefined;
 
   constructor(db: SqlDriver) {
     this.db = db;
+    if (db.dialect === 'postgres') this.creates = claimedInsertBatcher(db);
   }
 
   async get(id: string): Promise<CheckoutSession | undefined> {
@@ -80,8 +85,8 @@ export class CheckoutSessionsRepo {
     const { claim } = idempotency;
     // PostgreSQL: one statement writes both, atomically, saving the round trips of a transaction.
     if (this.db.dialect === 'postgres')
-      return claim && w.created
-        ? insertClaimed(this.db, w.session, claim, idempotency.response)
+      return claim && w.created && this.creates
+        ? this.creates.submit({ session: insertParams(w.session), claim, response: idempotency.response })
         : writeWithResponse(this.db, w.session, w.created, idempotency);
     return this.db
       .transaction(async (tx) => {
@@ -162,28 +167,6 @@ async function writeWithResponse(
        i AS (${finish.sql} RETURNING 1)
      SELECT (SELECT COUNT(*) FROM s) AS written`,
     [...params, ...finish.params],
-  );
-  return Number(row?.written) === 1;
-}
-
-// PostgreSQL types the SELECT's parameters from these casts (a VALUES list cannot carry the WHERE).
-const INSERT_SESSION_IF_CLAIMED = `INSERT INTO checkout_sessions (id, protocol, status, data, revision, created_at, updated_at, expires_at)
-  SELECT $1::text, $2::text, $3::text, $4::jsonb, $5::integer, $6::bigint, $7::bigint, $8::bigint
-  WHERE EXISTS (SELECT 1 FROM c) RETURNING id`;
-
-// A new session and the claim of its key, finished, in one statement: neither is written if the key is held.
-async function insertClaimed(
-  db: SqlExecutor,
-  s: CheckoutSession,
-  claim: ClaimOptions,
-  response: StoredReplay,
-): Promise<boolean> {
-  const params = insertParams(s);
-  const finished = claimFinished(claim, response, params.length + 1);
-  const [row] = await db.query<{ written: number }>(
-    `WITH c AS (${finished.sql}), s AS (${INSERT_SESSION_IF_CLAIMED})
-     SELECT (SELECT COUNT(*) FROM s) AS written`,
-    [...params, ...finished.params],
   );
   return Number(row?.written) === 1;
 }

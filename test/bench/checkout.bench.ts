@@ -142,7 +142,7 @@ export async function benchCheckout(opts: Options): Promise<GoalRow[]> {
     await admin.end();
   }
   console.log(
-    '\nThe ratio is against one bare INSERT per request through the same driver; an ACP create with a key is an idempotency claim, then the session and its stored response in one transaction (PostgreSQL: one statement).',
+    '\nThe ratio is against one bare INSERT per request through the same driver; an ACP create with a key is an idempotency claim, then the session and its stored response in one transaction (PostgreSQL: one statement, shared by the creates that arrive together).',
   );
   return rows;
 }

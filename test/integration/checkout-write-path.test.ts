@@ -1,5 +1,6 @@
 // What one checkout create with an Idempotency-Key costs the database: one commit (PostgreSQL: one
-// statement, one round trip), the key's claim riding in the write that stores the session and its answer.
+// statement, one round trip), the key's claim riding in the write that stores the session and its answer;
+// on PostgreSQL, concurrent creates share that statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations, type Storage, storageRepositories } from '../../api/app-storage.ts';
 import { openDatabase } from '../../api/storage/open-database.ts';
@@ -56,7 +57,7 @@ describe.each(storageTargets)('a checkout create on $name', (t) => {
     units.length = 0;
     const res = await create('one-unit');
     expect(res.statusCode).toBe(201);
-    expect(units).toEqual([t.name === 'postgres' ? 'statement: WITH c AS' : 'transaction']);
+    expect(units).toEqual([t.name === 'postgres' ? 'statement: WITH v AS' : 'transaction']);
   });
 
   it('still replays a repeat and refuses a different body under the same key', async () => {
@@ -68,5 +69,68 @@ describe.each(storageTargets)('a checkout create on $name', (t) => {
     const other = await create('repeat', { item: { id: 'addon_backups' } });
     expect(other.statusCode).toBe(422);
     expect(other.json().code).toBe('idempotency_conflict');
+  });
+});
+
+describe.each(storageTargets)('concurrent checkout creates on $name', (t) => {
+  const units: string[] = [];
+  let s: TestServer;
+  let storage: Storage;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const made = await t.create();
+    dispose = made.dispose;
+    storage = await openDatabase(made.target, {
+      migrations,
+      repositories: (d) => storageRepositories(recording(d, units)),
+    });
+    s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
+  });
+  afterAll(async () => {
+    await s.close();
+    await storage.close();
+    await dispose();
+  });
+
+  const create = (key: string) =>
+    s.app.inject({
+      method: 'POST',
+      url: '/checkout_sessions',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      payload: { line_items: [planLine()] },
+    });
+
+  it('writes every session of a burst with distinct keys, each answer its own', async () => {
+    units.length = 0;
+    const before = await storage.checkoutSessions.count();
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => create(`burst-${i}`)));
+    expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 201));
+    const ids = answers.map((a) => a.json().id as string);
+    expect(new Set(ids).size).toBe(24);
+    expect(await storage.checkoutSessions.count()).toBe(before + 24);
+    for (const id of ids) expect((await storage.checkoutSessions.get(id))?.id).toBe(id);
+    if (t.name === 'postgres') {
+      // The first create goes out alone; the others gather behind it.
+      const statements = units.filter((u) => u === 'statement: WITH v AS').length;
+      expect(statements).toBeGreaterThan(0);
+      expect(statements).toBeLessThan(24);
+    }
+    // Each key replays its own session.
+    const replays = await Promise.all(ids.map((_, i) => create(`burst-${i}`)));
+    expect(replays.map((r) => r.json().id)).toEqual(ids);
+  });
+
+  it('creates one session for a burst that shares one key, and replays it to the rest', async () => {
+    const before = await storage.checkoutSessions.count();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => create('shared-key')));
+    expect(await storage.checkoutSessions.count()).toBe(before + 1);
+    const created = answers.filter((a) => a.statusCode === 201 && !a.headers['idempotent-replayed']);
+    expect(created).toHaveLength(1);
+    const id = created[0]?.json().id;
+    // The rest replay it, or (SQLite, while the first still runs) are told it is in flight.
+    for (const a of answers) {
+      if (a.statusCode === 201) expect(a.json().id).toBe(id);
+      else expect(a.statusCode).toBe(409);
+    }
   });
 });
