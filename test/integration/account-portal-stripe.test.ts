@@ -9,38 +9,20 @@ import { type InjectBrowser, signedUpOwner } from '../support/browser.ts';
 import { textOf } from '../support/http-browser.ts';
 import { startTestServerOn, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-import { type StripeCheckoutDesk, startStripeCheckoutDesk } from '../support/stripe-checkout-desk.ts';
-import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
+import { useStripeDesk } from '../support/stripe-desk-fixture.ts';
 
 const DAY_S = 24 * 60 * 60;
 const isoDate = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 let subscriptions = 0;
 
-let mock: StripeMock;
-let desk: StripeCheckoutDesk;
-beforeAll(async () => {
-  mock = await startStripeMock();
-  desk = await startStripeCheckoutDesk(mock.url);
-});
-afterAll(async () => {
-  await desk.close();
-  await mock.stop();
-});
+const desk = useStripeDesk();
 
 describe.each(storageTargets)('the plan page with Stripe on $name', (t) => {
   let s: TestServer;
   let storage: Storage;
 
   beforeAll(async () => {
-    s = await startTestServerOn(
-      t,
-      {
-        COLONY_PAYMENT_PROCESSOR: 'stripe',
-        STRIPE_SECRET_KEY: 'sk_test_123',
-        COLONY_STRIPE_API_URL: desk.url,
-      },
-      { runJobs: false },
-    );
+    s = await startTestServerOn(t, desk.env(), { runJobs: false });
     storage = s.app.colony.storage;
   });
   afterAll(() => s.close());

@@ -9,24 +9,14 @@ import { acp, planLine } from '../support/checkout.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestServerOn, type TestServer } from '../support/server.ts';
 import { storageTargets } from '../support/storage-targets.ts';
-import { type StripeCheckoutDesk, startStripeCheckoutDesk } from '../support/stripe-checkout-desk.ts';
+import { useStripeDesk } from '../support/stripe-desk-fixture.ts';
 import { deliver, eventBody, SECRET, subscriptionEventBody } from '../support/stripe-events.ts';
-import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const BOOTSTRAP = 'bootstrap-token-for-stripe-order-webhooks';
 const HOOK_SECRET = 'stripe-order-webhooks-secret-0123456789';
 
-let mock: StripeMock;
-let desk: StripeCheckoutDesk;
-beforeAll(async () => {
-  mock = await startStripeMock();
-  desk = await startStripeCheckoutDesk(mock.url);
-});
-afterAll(async () => {
-  await desk.close();
-  await mock.stop();
-});
+const desk = useStripeDesk();
 
 describe.each(storageTargets)('ACP order webhooks from Stripe events on $name', (t) => {
   let s: TestServer;
@@ -36,9 +26,7 @@ describe.each(storageTargets)('ACP order webhooks from Stripe events on $name', 
   beforeAll(async () => {
     receiver = await new WebhookReceiver(HOOK_SECRET).start();
     s = await startTestServerOn(t, {
-      COLONY_PAYMENT_PROCESSOR: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_123',
-      COLONY_STRIPE_API_URL: desk.url,
+      ...desk.env(),
       STRIPE_WEBHOOK_SECRET: SECRET,
       COLONY_CHECKOUT_RATE_LIMIT: '10000',
       COLONY_BOOTSTRAP_TOKEN: BOOTSTRAP,

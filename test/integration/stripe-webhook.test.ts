@@ -16,27 +16,20 @@ import {
   startStripeCheckoutDesk,
   subscriptionOfSession,
 } from '../support/stripe-checkout-desk.ts';
+import { useStripeDesk } from '../support/stripe-desk-fixture.ts';
 import { deliver, eventBody, SECRET, signature, subscriptionEventBody } from '../support/stripe-events.ts';
-import { type StripeMock, startStripeMock } from '../support/stripe-mock.ts';
 
-let mock: StripeMock;
-let desk: StripeCheckoutDesk;
+const desk = useStripeDesk();
 let agents: AgentProfileServer;
 beforeAll(async () => {
-  mock = await startStripeMock();
-  desk = await startStripeCheckoutDesk(mock.url);
   agents = await startAgentProfileServer();
 });
 afterAll(async () => {
   await agents.close();
-  await desk.close();
-  await mock.stop();
 });
 
 const stripeEnv = () => ({
-  COLONY_PAYMENT_PROCESSOR: 'stripe',
-  STRIPE_SECRET_KEY: 'sk_test_123',
-  COLONY_STRIPE_API_URL: desk.url,
+  ...desk.env(),
   STRIPE_WEBHOOK_SECRET: SECRET,
   COLONY_CHECKOUT_RATE_LIMIT: '10000',
   COLONY_UCP_ALLOW_INSECURE_PROFILES: 'true',
@@ -418,7 +411,7 @@ describe('Stripe webhook when Stripe cannot be asked', () => {
   let ownDesk: StripeCheckoutDesk;
   const lines: string[] = [];
   beforeAll(async () => {
-    ownDesk = await startStripeCheckoutDesk(mock.url);
+    ownDesk = await startStripeCheckoutDesk(desk.mockUrl);
     s = await startTestServer(
       { ...stripeEnv(), COLONY_STRIPE_API_URL: ownDesk.url },
       { runJobs: false, logger: { level: 'info', stream: { write: (l: string) => lines.push(l) } } },
