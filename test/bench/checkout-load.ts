@@ -66,14 +66,15 @@ export const CREATE_BODY = JSON.stringify({
 
 /** The requests the bench drives against Colony and the bare route; `ids` are sessions to read. */
 export function checkoutOps(colonyUrl: string, bareUrl: string, runId: string, ids: readonly string[]) {
+  const withNewKey: Setup = (req, n) => ({
+    ...req,
+    headers: { ...req.headers, 'idempotency-key': `${runId}-${n}-${Math.random()}` },
+  });
   return {
     create: {
       url: colonyUrl,
       request: { method: 'POST', path: '/checkout_sessions', headers: JSON_HEADERS, body: CREATE_BODY },
-      setup: (req, n) => ({
-        ...req,
-        headers: { ...req.headers, 'idempotency-key': `${runId}-${n}-${Math.random()}` },
-      }),
+      setup: withNewKey,
     },
     // Completing a session already handed off is allowed and writes a new revision each time.
     complete: {
@@ -86,9 +87,12 @@ export function checkoutOps(colonyUrl: string, bareUrl: string, runId: string, i
       request: { method: 'GET', path: '/checkout_sessions/x' },
       setup: (req, n) => ({ ...req, path: `/checkout_sessions/${ids[n % ids.length]}` }),
     },
+    // The same request as a create, key included, built the same way: the load generator's own work
+    // per request (it shares the machine) is then the same for both.
     bare: {
       url: bareUrl,
       request: { method: 'POST', path: '/bare', headers: JSON_HEADERS, body: CREATE_BODY },
+      setup: withNewKey,
     },
   } satisfies Record<string, Op>;
 }
