@@ -1,5 +1,6 @@
 // Pure helpers: cursors, canonical JSON, bearer parsing, SKILL.md parsing, the catalog.
 import { describe, expect, it } from 'vitest';
+import { dollars } from '../../api/commerce/checkout-terms.ts';
 import { buildCatalog } from '../../api/domain/pricing/catalog.ts';
 import { loadPriceList } from '../../api/domain/pricing/price-list.ts';
 import { parseSkillFile, SkillFileError } from '../../api/domain/skills/skill-file.ts';
@@ -21,6 +22,28 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, 1], c: undefined } })).toBe('{"a":{"d":[2,1]},"b":1}');
     expect(requestHash({ a: 1, b: 2 })).toBe(requestHash({ b: 2, a: 1 }));
     expect(requestHash([1, 2])).not.toBe(requestHash([2, 1]));
+  });
+
+  it('keeps the exact form fingerprints were stored with', () => {
+    // The form as first written: stored fingerprints compare against it, so it must never drift.
+    const reference = (v: unknown): string => {
+      if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+      if (Array.isArray(v)) return `[${v.map(reference).join(',')}]`;
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, m]) => m !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, m]) => `${JSON.stringify(k)}:${reference(m)}`).join(',')}}`;
+    };
+    const samples: unknown[] = [
+      { line_items: [{ item: { id: 'plan_pro_monthly', quantity: 2 } }], buyer: { email: 'a@b.c' } },
+      { z: [1, 'two', null, true, { y: undefined, x: -0.5 }], é: 'ü', A: 'a', a: 'A', '': [] },
+      [[], {}, [undefined], 'line\nbreak "quoted"', 1e21, 0],
+      'plain',
+      42,
+      null,
+    ];
+    for (const sample of samples) expect(canonicalJson(sample)).toBe(reference(sample));
+    expect(requestHash({ a: 1 })).toBe('015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862');
   });
 });
 
@@ -76,5 +99,15 @@ describe('buildCatalog', () => {
     const catalog = buildCatalog(prices);
     expect(catalog).toHaveLength(prices.plans.length * 2 + prices.addOns.length);
     expect(catalog.filter((i) => i.interval === 'year').every((i) => i.id.endsWith('_annual'))).toBe(true);
+  });
+});
+
+describe('dollars', () => {
+  it('writes what en-US currency formatting with two decimals writes', () => {
+    const usd = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const cents = [0, -0, 1, 5, 99, 100, 101, 2900, 123_456, 100_000_000, 123_456_789_012, -1, -123_456];
+    for (const c of [...cents, 1234.5, -1234.5, 0.4, -0.4])
+      expect(dollars(c)).toBe(`$${usd.format(c / 100)}`);
+    expect(dollars(123_456)).toBe('$1,234.56');
   });
 });
