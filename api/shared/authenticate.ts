@@ -67,6 +67,10 @@ export function principalNow(
   verifiers: readonly CredentialVerifier[],
   metadataUrl?: string,
 ): Principal | null | Promise<Principal> {
+  // A second look at a request whose token was already verified (and its header and query passed):
+  // the settled answer, without reading the header again.
+  const settled = verifications.get(request)?.result;
+  if (settled !== undefined && !(settled instanceof Promise)) return accepted(settled, baseUrl, metadataUrl);
   const bearer = readBearer(request.headers.authorization);
   if (hasQueryToken(request.query)) {
     // A query token is refused even beside a valid header: RFC 6750 3.1 allows one method per request.
