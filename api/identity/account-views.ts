@@ -22,6 +22,11 @@ export class AccountViews {
     this.cache = cache;
   }
 
+  /** The view, without a promise when the cache can answer now (see CredentialCache.peek). */
+  viewNow(accountId: string): AccountView | undefined | Promise<AccountView | undefined> {
+    return this.cache.peek<AccountView>(`account:${accountId}`) ?? this.view(accountId);
+  }
+
   view(accountId: string): Promise<AccountView | undefined> {
     return this.cache.through(`account:${accountId}`, async () => {
       const account = await this.accounts.get(accountId);

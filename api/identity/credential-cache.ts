@@ -45,6 +45,20 @@ export class CredentialCache {
   }
 
   /**
+   * The remembered value of `key` when it can be answered without waiting: the entry is fresh and the
+   * revocation marker was read within checkEveryMs. Otherwise undefined, and the caller goes through
+   * `through`, which reads the marker first. A hit is the same answer `through` would give, minus the
+   * promises: the hot path of every authenticated request.
+   */
+  peek<T>(key: string): T | undefined {
+    if (this.opts.ttlMs <= 0) return undefined;
+    const at = this.opts.now();
+    if (at - this.checkedAt >= this.opts.checkEveryMs) return undefined;
+    const hit = this.entries.get(key);
+    return hit && hit.until > at ? (hit.value as T) : undefined;
+  }
+
+  /**
    * The remembered value of `key`, or what `load` answers (remembered when it is not undefined).
    * Keys must never be secrets themselves: callers pass a hash of the token.
    */

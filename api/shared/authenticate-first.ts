@@ -1,7 +1,7 @@
 // Protected routes authenticate before anything looks at the request: a caller without a valid token gets
 // the 401 challenge, never a validation error that tells it what the body, params or query should be.
-import type { onRequestAsyncHookHandler, onRouteHookHandler, RouteOptions } from 'fastify';
-import { authenticate } from './authenticate.ts';
+import type { onRequestHookHandler, onRouteHookHandler, RouteOptions } from 'fastify';
+import { authenticateNow } from './authenticate.ts';
 import type { CredentialVerifier } from './identity.ts';
 
 /** A route is protected when its OpenAPI security demands a bearer token, with no anonymous alternative. */
@@ -17,14 +17,23 @@ export function requiresBearer(schema: RouteOptions['schema']): boolean {
 /**
  * An onRoute hook for a scope: every protected route in it gets an onRequest step that authenticates (after
  * the scope's own onRequest hooks, the request budget among them), before the body is read and validated.
- * The handler's own authenticate() call then reuses the verified token.
+ * The handler's own authenticate() call then reuses the verified token. A callback hook: a cached
+ * verification lets the request go on at once, with no promise made.
  */
 export function authenticateFirst(auth: {
   baseUrl: string;
   verifiers: readonly CredentialVerifier[];
 }): onRouteHookHandler {
-  const step: onRequestAsyncHookHandler = async (request) => {
-    await authenticate(request, auth.baseUrl, auth.verifiers);
+  const step: onRequestHookHandler = (request, _reply, done) => {
+    let principal: ReturnType<typeof authenticateNow>;
+    try {
+      principal = authenticateNow(request, auth.baseUrl, auth.verifiers);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (principal instanceof Promise) principal.then(() => done(), done);
+    else done();
   };
   return (route) => {
     if (!requiresBearer(route.schema)) return;

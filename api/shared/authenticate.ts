@@ -13,16 +13,25 @@ import { ProblemError } from './problem.ts';
 type ChallengeError = Parameters<typeof bearerChallenge>[1];
 
 // A protected route authenticates in onRequest (authenticate-first.ts) and its handler asks again for the
-// principal: the token is verified once per request.
+// principal: the token is verified once per request. A cached verification is answered without a
+// promise, so the hook and the handler of an authenticated request usually wait for nothing.
 type Verification = ReturnType<typeof verifyToken>;
 const verifications = new WeakMap<FastifyRequest, { token: string; result: Verification }>();
 
 function verifyOnce(request: FastifyRequest, verifiers: readonly CredentialVerifier[], token: string) {
   const known = verifications.get(request);
   if (known?.token === token) return known.result;
-  const result = verifyToken(verifiers, token);
-  verifications.set(request, { token, result });
-  return result;
+  const entry = { token, result: verifyToken(verifiers, token) };
+  verifications.set(request, entry);
+  // Once settled, the handler's second look gets the answer itself rather than the promise.
+  if (entry.result instanceof Promise)
+    entry.result.then(
+      (v) => {
+        entry.result = v;
+      },
+      () => {},
+    );
+  return entry.result;
 }
 
 function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadataUrl?: string): never {
@@ -31,31 +40,7 @@ function refuse(baseUrl: string, detail: string, error?: ChallengeError, metadat
   });
 }
 
-/**
- * The principal of the request's bearer token, or null when it sends none; a token in the query
- * string (alone or beside a header), a malformed header, an unknown token or a token for another
- * resource (the verifiers know which resource they serve) is refused with 401 whatever the operation.
- */
-export async function optionalPrincipal(
-  request: FastifyRequest,
-  baseUrl: string,
-  verifiers: readonly CredentialVerifier[],
-  metadataUrl?: string,
-): Promise<Principal | null> {
-  const bearer = readBearer(request.headers.authorization);
-  if (hasQueryToken(request.query)) {
-    // A query token is refused even beside a valid header: RFC 6750 3.1 allows one method per request.
-    const description = 'send the token as Authorization: Bearer <token>';
-    const detail =
-      bearer.kind === 'none'
-        ? 'Tokens are accepted only in the Authorization header, never in the query string.'
-        : 'A request carries its token one way only: the Authorization header, not also the query string.';
-    refuse(baseUrl, detail, { code: 'invalid_request', description }, metadataUrl);
-  }
-  if (bearer.kind === 'none') return null;
-  if (bearer.kind === 'malformed')
-    refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
-  const verified = await verifyOnce(request, verifiers, bearer.token);
+function accepted(verified: Awaited<Verification>, baseUrl: string, metadataUrl?: string): Principal {
   if (!verified) {
     const description = 'the token is invalid, expired or revoked';
     refuse(
@@ -72,15 +57,78 @@ export async function optionalPrincipal(
   return verified;
 }
 
+/**
+ * optionalPrincipal() without the promise when none is needed: the principal (or null) now, or a promise
+ * when a verifier had to wait. A refusal is thrown at once, or rejects the promise.
+ */
+export function principalNow(
+  request: FastifyRequest,
+  baseUrl: string,
+  verifiers: readonly CredentialVerifier[],
+  metadataUrl?: string,
+): Principal | null | Promise<Principal> {
+  // A second look at a request whose token was already verified (and its header and query passed):
+  // the settled answer, without reading the header again.
+  const settled = verifications.get(request)?.result;
+  if (settled !== undefined && !(settled instanceof Promise)) return accepted(settled, baseUrl, metadataUrl);
+  const bearer = readBearer(request.headers.authorization);
+  if (hasQueryToken(request.query)) {
+    // A query token is refused even beside a valid header: RFC 6750 3.1 allows one method per request.
+    const description = 'send the token as Authorization: Bearer <token>';
+    const detail =
+      bearer.kind === 'none'
+        ? 'Tokens are accepted only in the Authorization header, never in the query string.'
+        : 'A request carries its token one way only: the Authorization header, not also the query string.';
+    refuse(baseUrl, detail, { code: 'invalid_request', description }, metadataUrl);
+  }
+  if (bearer.kind === 'none') return null;
+  if (bearer.kind === 'malformed')
+    refuse(baseUrl, bearer.reason, { code: 'invalid_request', description: bearer.reason }, metadataUrl);
+  const verified = verifyOnce(request, verifiers, bearer.token);
+  return verified instanceof Promise
+    ? verified.then((v) => accepted(v, baseUrl, metadataUrl))
+    : accepted(verified, baseUrl, metadataUrl);
+}
+
+/**
+ * The principal of the request's bearer token, or null when it sends none; a token in the query
+ * string (alone or beside a header), a malformed header, an unknown token or a token for another
+ * resource (the verifiers know which resource they serve) is refused with 401 whatever the operation.
+ */
+export async function optionalPrincipal(
+  request: FastifyRequest,
+  baseUrl: string,
+  verifiers: readonly CredentialVerifier[],
+  metadataUrl?: string,
+): Promise<Principal | null> {
+  return principalNow(request, baseUrl, verifiers, metadataUrl);
+}
+
+function required(principal: Principal | null, baseUrl: string, metadataUrl?: string): Principal {
+  if (!principal) refuse(baseUrl, 'A bearer token is required.', undefined, metadataUrl);
+  return principal;
+}
+
+/** authenticate() without the promise when none is needed; a refusal is thrown at once, or rejects. */
+export function authenticateNow(
+  request: FastifyRequest,
+  baseUrl: string,
+  verifiers: readonly CredentialVerifier[],
+  metadataUrl?: string,
+): Principal | Promise<Principal> {
+  const principal = principalNow(request, baseUrl, verifiers, metadataUrl);
+  return principal instanceof Promise
+    ? principal.then((p) => required(p, baseUrl, metadataUrl))
+    : required(principal, baseUrl, metadataUrl);
+}
+
 export async function authenticate(
   request: FastifyRequest,
   baseUrl: string,
   verifiers: readonly CredentialVerifier[],
   metadataUrl?: string,
 ): Promise<Principal> {
-  const principal = await optionalPrincipal(request, baseUrl, verifiers, metadataUrl);
-  if (!principal) refuse(baseUrl, 'A bearer token is required.', undefined, metadataUrl);
-  return principal;
+  return authenticateNow(request, baseUrl, verifiers, metadataUrl);
 }
 
 /** Operator credentials are bound to offices; a token for another office gets 403. */

@@ -41,8 +41,11 @@ export type Verification = Principal | TokenRefusal | null;
 
 export interface CredentialVerifier {
   readonly name: string;
-  /** Resolves null when the token is not one this verifier knows. */
-  verify(token: string): Promise<Verification>;
+  /**
+   * Null when the token is not one this verifier knows. A verifier answers without a promise when it
+   * can (a cached verification), so an authenticated request pays no promise on the hot path.
+   */
+  verify(token: string): Verification | Promise<Verification>;
 }
 
 export function isRefusal(v: Verification): v is TokenRefusal {
@@ -71,7 +74,7 @@ export function bootstrapTokenVerifier(secret: string): CredentialVerifier {
   const expected = Buffer.from(secret);
   return {
     name: 'bootstrap-token',
-    async verify(token) {
+    verify(token) {
       const given = Buffer.from(token);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       return {
@@ -91,13 +94,18 @@ export function principalCoversOffice(principal: Principal, officeId: string): b
   return principal.offices === '*' || principal.offices.includes(officeId);
 }
 
-/** The first verifier that knows the token decides: a principal, or a refusal saying why. */
-export async function verifyToken(
+/**
+ * The first verifier that knows the token decides: a principal, or a refusal saying why. Verifiers are
+ * asked in order; the answer is a promise only when one of them had to wait.
+ */
+export function verifyToken(
   verifiers: readonly CredentialVerifier[],
   token: string,
-): Promise<Verification> {
-  for (const v of verifiers) {
-    const verified = await v.verify(token);
+  from = 0,
+): Verification | Promise<Verification> {
+  for (let i = from; i < verifiers.length; i++) {
+    const verified = (verifiers[i] as CredentialVerifier).verify(token);
+    if (verified instanceof Promise) return verified.then((v) => v ?? verifyToken(verifiers, token, i + 1));
     if (verified) return verified;
   }
   return null;

@@ -3,7 +3,8 @@
 // HTTP (issue 19): /api/v1/me with an API key and with an OAuth access token against a bare Fastify
 // route (goal: at least 0.7 of it), at 1 to 64 connections; introspection and the refresh grant against
 // a bare oidc-provider over the same database (their ceiling; goal: at least 0.8, docs/decisions.md).
-// All in the same process and run; MCP is mcp.bench.ts.
+// All in the same process and run; MCP is mcp.bench.ts. BENCH_IDENTITY_HTTP_ONLY=1 skips the memory
+// tables (minutes of corpus loading) and runs only the HTTP figures, which carry the goals.
 import Fastify from 'fastify';
 import { openStorage } from '../../api/app-storage.ts';
 import { MemoryService } from '../../api/memory/memory-service.ts';
@@ -390,13 +391,15 @@ export async function benchIdentity(opts: {
   queries: number;
   vectorMemories: number;
 }): Promise<GoalRow[]> {
-  await memoryTable(opts.memorySizes, opts.queries);
-  await crowdTable(
-    process.env.TEST_DATABASE_URL ? [sqliteTarget, postgresTarget] : [sqliteTarget],
-    opts.memorySizes,
-    opts.queries,
-  );
-  await vectorTable(opts.vectorMemories, opts.queries);
+  if (process.env.BENCH_IDENTITY_HTTP_ONLY !== '1') {
+    await memoryTable(opts.memorySizes, opts.queries);
+    await crowdTable(
+      process.env.TEST_DATABASE_URL ? [sqliteTarget, postgresTarget] : [sqliteTarget],
+      opts.memorySizes,
+      opts.queries,
+    );
+    await vectorTable(opts.vectorMemories, opts.queries);
+  }
   // run.ts passes no rounds here; BENCH_ROUNDS still trades precision for time, at most 3 per figure.
   const rounds = Math.max(1, Math.min(3, Number(process.env.BENCH_ROUNDS ?? 3)));
   // The memory tables have no goal of their own: their figures are printed above, not compared.

@@ -31,12 +31,17 @@ export class AccountUsage {
 
   /**
    * The summary, or null when nothing is metered here (no cluster), the account has neither plan nor
-   * office, or the ledgers cannot be read right now (the cluster's trouble must not fail /me).
+   * office, or the ledgers cannot be read right now (the cluster's trouble must not fail /me). A
+   * remembered summary comes without a promise: /me asks at every request.
    */
-  async forAccount(accountId: string): Promise<UsageSummary | null> {
+  forAccount(accountId: string): UsageSummary | null | Promise<UsageSummary | null> {
     const at = this.o.now();
     const hit = this.cache.get(accountId);
     if (hit && at - hit.at < (this.o.cacheMs ?? DEFAULT_CACHE_MS)) return hit.value;
+    return this.refresh(accountId, at);
+  }
+
+  private async refresh(accountId: string, at: number): Promise<UsageSummary | null> {
     let value: UsageSummary | null;
     try {
       value = await this.summarize(accountId, at);

@@ -6,7 +6,7 @@ import type { AccountViews } from '../account-views.ts';
 import type { CredentialCache } from '../credential-cache.ts';
 import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
 import { accountPrincipal } from '../principals.ts';
-import { apiKeyHint, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
+import { apiKeyHint, apiKeyPrefix, generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import type { ApiKeyRecord, ApiKeysRepo } from './api-keys-repo.ts';
 
 /** Enough for any fleet of agents, few enough that a leaked session cannot mint keys without end. */
@@ -155,21 +155,40 @@ export class ApiKeyService {
   }
 
   verifier(): CredentialVerifier {
+    const prefix = apiKeyPrefix(this.environment);
     return {
       name: 'api-key',
-      verify: async (token): Promise<Principal | null> => {
-        // Malformed or mistyped keys are refused by their checksum, without a database round trip.
-        if (!isWellFormedApiKey(token, this.environment)) return null;
+      verify: (token) => {
+        if (!token.startsWith(prefix)) return null;
         const at = this.now();
         const tokenHash = hashApiKey(token);
-        const found = await this.cache.through(`key:${tokenHash}`, () => this.load(tokenHash, at));
-        if (!found) return null;
-        if (found.key.lastUsedAt === null || at - found.key.lastUsedAt > TOUCH_EVERY_MS) {
-          found.key.lastUsedAt = at;
-          await this.repo.touch(found.key.id, at);
-        }
-        return found.principal;
+        const cacheKey = `key:${tokenHash}`;
+        // A remembered key was well formed when it was loaded, and its hash is the token's: no checksum
+        // to redo, and no promise unless last_used_at is due.
+        const known = this.cache.peek<VerifiedKey>(cacheKey);
+        if (known && !touchDue(known, at)) return known.principal;
+        return this.verifySlowly(token, tokenHash, cacheKey, at);
       },
     };
   }
+
+  private async verifySlowly(token: string, tokenHash: string, cacheKey: string, at: number) {
+    // Malformed or mistyped keys are refused by their checksum, without a database round trip.
+    if (!isWellFormedApiKey(token, this.environment)) return null;
+    const found = await this.cache.through(cacheKey, () => this.load(tokenHash, at));
+    if (!found) return null;
+    if (touchDue(found, at)) {
+      found.key.lastUsedAt = at;
+      await this.repo.touch(found.key.id, at);
+    }
+    return found.principal;
+  }
 }
+
+interface VerifiedKey {
+  principal: Principal;
+  key: { id: string; lastUsedAt: number | null };
+}
+
+const touchDue = (found: VerifiedKey, at: number) =>
+  found.key.lastUsedAt === null || at - found.key.lastUsedAt > TOUCH_EVERY_MS;

@@ -43,14 +43,18 @@ export function accessTokenVerifier(
     });
     return { value: principal, expiresAt };
   };
+  const keyPrefix = `at:${audience.resource.identifier}:`;
   return {
     name: 'oauth-access-token',
-    async verify(token) {
+    verify(token) {
       // API keys have their own verifier; opaque access tokens are 43 base64url characters.
       if (token.startsWith('col_') || token.length > 128) return null;
       // Keyed by a hash (never the token) and by the guarded resource, whose answer it is.
-      const key = `at:${audience.resource.identifier}:${hash('sha256', token, 'base64url')}`;
-      return (await cache.through(key, () => load(token))) ?? null;
+      const key = `${keyPrefix}${hash('sha256', token, 'base64url')}`;
+      // Remembered: answered now, with no promise.
+      const known = cache.peek<Exclude<Verification, null>>(key);
+      if (known) return known;
+      return cache.through(key, () => load(token)).then((v) => v ?? null);
     },
   };
 }

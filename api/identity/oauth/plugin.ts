@@ -13,6 +13,7 @@ import { oauthRoutes } from './provider-config.ts';
 import { protectedResourceMetadata, resourceServers } from './resources.ts';
 
 const hidden = { schema: { hide: true } };
+const METHODS = ['GET', 'POST', 'OPTIONS', 'DELETE', 'PUT'] as const;
 
 /** The endpoints a browser-based client calls itself; the rest of /oauth/* are cookie pages. */
 const BROWSER_ENDPOINTS = [
@@ -48,26 +49,34 @@ export async function oauthPlugin(app: FastifyInstance, opts: OAuthOptions): Pro
       if (!(err instanceof InputRefusedError)) return reply.send(err);
       return reply.code(400).send({ error: 'invalid_request', error_description: err.message });
     });
+    // oidc-provider builds endpoint URLs from the request; these headers make them the issuer's.
+    const proto = base.protocol.slice(0, -1);
+    const host = base.host;
     const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-      // oidc-provider builds endpoint URLs from the request; these headers make them the issuer's,
-      // and carry the client address Fastify trusted (any the client sent itself is replaced).
-      request.raw.headers['x-forwarded-proto'] = base.protocol.slice(0, -1);
-      request.raw.headers['x-forwarded-host'] = base.host;
-      request.raw.headers['x-forwarded-for'] = request.ip;
+      // The client address is the one Fastify trusted (any the client sent itself is replaced).
+      const headers = request.raw.headers;
+      headers['x-forwarded-proto'] = proto;
+      headers['x-forwarded-host'] = host;
+      headers['x-forwarded-for'] = request.ip;
       reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
+      const set = reply.getHeaders();
+      for (const name in set) {
+        const value = set[name];
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
       await handle(request.raw, reply.raw);
     };
-    const methods = ['GET', 'POST', 'OPTIONS', 'DELETE', 'PUT'] as const;
-    scope.route({ method: [...methods], url: '/oauth/*', schema: { hide: true }, handler: forward });
+    // One route per method rather than one route for all: a single-method route has its request timer
+    // bound when it is added (api/observability/metrics.ts), so a request builds no series key.
+    const routes = (target: FastifyInstance, url: string) => {
+      for (const method of METHODS) target.route({ method, url, schema: { hide: true }, handler: forward });
+    };
+    routes(scope, '/oauth/*');
     // What a browser client needs (discovery, keys, registration, tokens) is open to any page; the
     // pages under /oauth/* that use the session cookie are not.
     await scope.register(async (open) => {
       allowBrowsers(open, ANY_ORIGIN, { routesAnswerOptions: true });
-      for (const url of [...BROWSER_ENDPOINTS, '/.well-known/openid-configuration'])
-        open.route({ method: [...methods], url, schema: { hide: true }, handler: forward });
+      for (const url of [...BROWSER_ENDPOINTS, '/.well-known/openid-configuration']) routes(open, url);
     });
   });
   await app.register(interactionRoutes, { config, identity });

@@ -112,4 +112,43 @@ describe('CredentialCache', () => {
     await t.cache.revoked();
     expect(t.shared.reads + t.shared.renewals).toBe(0);
   });
+
+  describe('peek', () => {
+    it('answers a remembered value at once while the marker was read within the interval', async () => {
+      const t = setup();
+      expect(t.cache.peek('k')).toBeUndefined();
+      await t.cache.through('k', t.load('a'));
+      expect(t.cache.peek('k')).toBe('a');
+      expect(t.loads()).toBe(1);
+    });
+
+    it('answers nothing once the marker check is due, so the caller goes through the check', async () => {
+      const t = setup({ checkEveryMs: 1_000 });
+      await t.cache.through('k', t.load('a'));
+      t.tick(1_000);
+      expect(t.cache.peek('k')).toBeUndefined();
+      t.shared.value = 'elsewhere';
+      expect(await t.cache.through('k', t.load('b'))).toBe('b');
+      expect(t.cache.peek('k')).toBe('b');
+    });
+
+    it('answers nothing after a local revocation, nor past the TTL or the value expiry', async () => {
+      const t = setup({ ttlMs: 5_000, checkEveryMs: 60_000 });
+      await t.cache.through('k', t.load('a'));
+      await t.cache.revoked();
+      expect(t.cache.peek('k')).toBeUndefined();
+      await t.cache.through('k', t.load('b', t.now() + 100));
+      t.tick(100);
+      expect(t.cache.peek('k')).toBeUndefined();
+      await t.cache.through('k', t.load('c'));
+      t.tick(5_000);
+      expect(t.cache.peek('k')).toBeUndefined();
+    });
+
+    it('answers nothing with a TTL of 0', async () => {
+      const t = setup({ ttlMs: 0 });
+      await t.cache.through('k', t.load('a'));
+      expect(t.cache.peek('k')).toBeUndefined();
+    });
+  });
 });
