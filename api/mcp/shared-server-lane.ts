@@ -1,7 +1,6 @@
 // Pure: which /mcp requests the shared, long-lived server answers, and how its answer is framed.
 import {
   classifyInboundRequest,
-  isJSONRPCRequest,
   type JSONRPCRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -35,7 +34,6 @@ export function sharedServerRequest(
     return undefined;
   const accept = one(headers.accept) ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (!isJSONRPCRequest(body)) return undefined;
   const protocolVersionHeader = one(headers['mcp-protocol-version']);
   if (protocolVersionHeader !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersionHeader))
     return undefined;
@@ -48,7 +46,8 @@ export function sharedServerRequest(
     ...(mcpMethodHeader !== undefined ? { mcpMethodHeader } : {}),
     ...(mcpNameHeader !== undefined ? { mcpNameHeader } : {}),
   });
-  return route.kind === 'legacy' && route.reason === 'no-claim' ? body : undefined;
+  // The SDK says no-claim only of a body its JSON-RPC request schema accepted: no second check here.
+  return route.kind === 'legacy' && route.reason === 'no-claim' ? (body as JSONRPCRequest) : undefined;
 }
 
 /** The headers the SDK's stateless transport answers a request with; the shared lane sends the same. */

@@ -40,6 +40,8 @@ describe('sharedServerRequest', () => {
     ['a notification', headers, { jsonrpc: '2.0', method: 'notifications/initialized' }],
     ['a batch', headers, [call]],
     ['a body that is not JSON-RPC', headers, { id: 1, method: 'tools/call' }],
+    ['a call whose id is neither a string nor a number', headers, { ...call, id: { n: 1 } }],
+    ['a call that also carries a result', headers, { ...call, result: {} }],
     ['a client that does not accept SSE', { ...headers, accept: 'application/json' }, call],
     ['an unknown protocol version', { ...headers, 'mcp-protocol-version': '1999-01-01' }, call],
     [
