@@ -1,7 +1,7 @@
 // The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
 
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
-import { searchSqlPostgres, termStatsPostgres } from './postgres-fts.ts';
+import { searchSqlPostgres, searchSqlPostgresIfSmall, termStatsPostgres } from './postgres-fts.ts';
 import { fts5Expression, prunedExpressions, tsqueryExpression } from './query-terms.ts';
 import {
   frequentTermsSqlite,
@@ -59,6 +59,7 @@ const COLUMNS =
 
 const SEARCH_SQLITE = SEARCH_SQL(COLUMNS);
 const SEARCH_SQLITE_IF_SMALL = SEARCH_IF_SMALL_SQL(COLUMNS);
+const SEARCH_POSTGRES_IF_SMALL = searchSqlPostgresIfSmall(COLUMNS);
 
 const toRecord = (r: Row): MemoryRecord => ({
   id: r.id,
@@ -172,6 +173,17 @@ export class MemoriesRepo {
     limit: number,
     mode: 'any' | 'all',
   ) {
+    // A small account has no frequent term: one round trip searches it whole, probing its size too.
+    const whole = tsqueryExpression(terms, mode);
+    const small = await this.db.query<Row>(SEARCH_POSTGRES_IF_SMALL, [
+      accountId,
+      whole,
+      limit,
+      whole,
+      FREQUENT_MATCHES,
+    ]);
+    if (small.length > 0) return small;
+    // No match, or a bigger account: its plan and pruning, as the account is now.
     const stats = await termStatsPostgres(
       this.db,
       accountId,
