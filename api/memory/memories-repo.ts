@@ -1,11 +1,12 @@
 // The memory (cortex) store: memories per account with full-text search (FTS5 or tsvector).
 
 import type { SqlDriver, SqlExecutor } from '../storage/sql-driver.ts';
-import { searchSqlPostgres, termStatsPostgres } from './postgres-fts.ts';
+import { searchSqlPostgres, searchSqlPostgresIfSmall, termStatsPostgres } from './postgres-fts.ts';
 import { fts5Expression, prunedExpressions, tsqueryExpression } from './query-terms.ts';
 import {
   frequentTermsSqlite,
   INDEX_MEMORY_SQL,
+  SEARCH_IF_SMALL_SQL,
   SEARCH_SQL,
   scopedMatch,
   UNINDEX_MEMORY_SQL,
@@ -55,6 +56,10 @@ interface Row {
 
 const COLUMNS =
   'm.id, m.account_id, m.kind, m.content, m.source, m.document_id, m.chunk_index, m.occurred_at, m.created_at';
+
+const SEARCH_SQLITE = SEARCH_SQL(COLUMNS);
+const SEARCH_SQLITE_IF_SMALL = SEARCH_IF_SMALL_SQL(COLUMNS);
+const SEARCH_POSTGRES_IF_SMALL = searchSqlPostgresIfSmall(COLUMNS);
 
 const toRecord = (r: Row): MemoryRecord => ({
   id: r.id,
@@ -150,16 +155,16 @@ export class MemoriesRepo {
     limit: number,
     mode: 'any' | 'all',
   ) {
-    const fts5 =
-      mode === 'all'
-        ? fts5Expression(terms, 'all')
-        : prunedExpressions(
-            terms,
-            terms.length > 1
-              ? await frequentTermsSqlite(this.db, accountId, terms, FREQUENT_MATCHES)
-              : new Set(),
-          ).fts5;
-    return this.db.query<Row>(SEARCH_SQL(COLUMNS), [accountId, scopedMatch(accountId, fts5), limit]);
+    const run = (sql: string, fts5: string, ...more: number[]) =>
+      this.db.query<Row>(sql, [accountId, scopedMatch(accountId, fts5), limit, ...more]);
+    // One term, or every term required: nothing to prune.
+    if (mode === 'all' || terms.length === 1) return run(SEARCH_SQLITE, fts5Expression(terms, mode));
+    // Most accounts hold too few memories for a frequent term, and are answered in one statement.
+    const small = await run(SEARCH_SQLITE_IF_SMALL, fts5Expression(terms, 'any'), FREQUENT_MATCHES);
+    if (small.length > 0) return small;
+    // No match, or a bigger account: the pruned search, as the account is now.
+    const frequent = await frequentTermsSqlite(this.db, accountId, terms, FREQUENT_MATCHES);
+    return run(SEARCH_SQLITE, prunedExpressions(terms, frequent).fts5);
   }
 
   private async searchPostgres(
@@ -168,6 +173,17 @@ export class MemoriesRepo {
     limit: number,
     mode: 'any' | 'all',
   ) {
+    // A small account has no frequent term: one round trip searches it whole, probing its size too.
+    const whole = tsqueryExpression(terms, mode);
+    const small = await this.db.query<Row>(SEARCH_POSTGRES_IF_SMALL, [
+      accountId,
+      whole,
+      limit,
+      whole,
+      FREQUENT_MATCHES,
+    ]);
+    if (small.length > 0) return small;
+    // No match, or a bigger account: its plan and pruning, as the account is now.
     const stats = await termStatsPostgres(
       this.db,
       accountId,

@@ -161,15 +161,15 @@ export class MemoryService {
    * by reciprocal rank; a memory found by both climbs, one found by either can appear.
    */
   async recall(accountId: string, query: string, limit = 5): Promise<RecallHit[]> {
-    const terms = queryTerms(query);
-    const [fullText, vector] = await Promise.all([
-      this.repo.search(accountId, terms, Math.max(CANDIDATES, limit)),
-      this.vectorRanking(accountId, query),
-    ]);
+    const search = this.repo.search(accountId, queryTerms(query), Math.max(CANDIDATES, limit));
+    // Without an embeddings API there is no second ranking to wait for, nor memories only it found.
+    const [fullText, vector] = this.embedder
+      ? await Promise.all([search, this.vectorRanking(accountId, query)])
+      : [await search, []];
     const byId = new Map<string, MemoryRecord>(fullText.map((h) => [h.memory.id, h.memory]));
     const fused = reciprocalRankFusion([fullText.map((h) => h.memory.id), vector]).slice(0, limit);
     const missing = fused.map((f) => f.id).filter((id) => !byId.has(id));
-    for (const m of await this.repo.get(accountId, missing)) byId.set(m.id, m);
+    if (missing.length > 0) for (const m of await this.repo.get(accountId, missing)) byId.set(m.id, m);
     return fused.flatMap(({ id, score }) => {
       const memory = byId.get(id);
       return memory ? [present(memory, score)] : [];

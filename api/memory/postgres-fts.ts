@@ -43,6 +43,15 @@ export async function termStatsPostgres(
   };
 }
 
+const smallAccountSearch = (columns: string, onlyIfSmall: boolean) =>
+  `WITH mine AS MATERIALIZED (
+     SELECT id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at, search
+     FROM memories WHERE account_id = $1${onlyIfSmall ? ' AND NOT EXISTS (SELECT 1 FROM memories WHERE account_id = $1 OFFSET $5 LIMIT 1)' : ''})
+   SELECT ${columns}, ts_rank_cd(m.search, r) AS score
+   FROM mine m, to_tsquery('english', $2) q, to_tsquery('english', $4) r
+   WHERE m.search @@ q
+   ORDER BY score DESC, m.created_at DESC LIMIT $3`;
+
 /** Best first by ts_rank_cd. A small account's rows are read first (MATERIALIZED keeps them apart). */
 export const searchSqlPostgres = (columns: string, big: boolean) =>
   big
@@ -50,10 +59,11 @@ export const searchSqlPostgres = (columns: string, big: boolean) =>
        FROM memories m, to_tsquery('english', $2) q, to_tsquery('english', $4) r
        WHERE m.account_id = $1 AND m.search @@ q
        ORDER BY score DESC, m.created_at DESC LIMIT $3`
-    : `WITH mine AS MATERIALIZED (
-         SELECT id, account_id, kind, content, source, document_id, chunk_index, occurred_at, created_at, search
-         FROM memories WHERE account_id = $1)
-       SELECT ${columns}, ts_rank_cd(m.search, r) AS score
-       FROM mine m, to_tsquery('english', $2) q, to_tsquery('english', $4) r
-       WHERE m.search @@ q
-       ORDER BY score DESC, m.created_at DESC LIMIT $3`;
+    : smallAccountSearch(columns, false);
+
+/**
+ * The small account's search, for an account holding at most $5 memories, with the size probe in
+ * the same round trip: an uncorrelated condition PostgreSQL checks once, before reading any row, so
+ * a bigger account reads nothing and an empty answer means "no match, or ask the long way".
+ */
+export const searchSqlPostgresIfSmall = (columns: string) => smallAccountSearch(columns, true);

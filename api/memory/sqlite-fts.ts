@@ -18,12 +18,28 @@ export const ftsOwner = (accountId: string): string => `own${accountId.replaceAl
 export const scopedMatch = (accountId: string, expression: string): string =>
   `fts_owner : "${ftsOwner(accountId).replaceAll('"', '""')}" AND {content source} : (${expression})`;
 
+/** Whether the account holds more than `$n` memories: an index probe that stops at that row. */
+const accountBig = (n: string) => `EXISTS (SELECT 1 FROM memories WHERE account_id = $1 LIMIT 1 OFFSET ${n})`;
+
+/** A MATCH expression nothing satisfies: every owner token starts with "own". */
+const MATCHES_NOTHING = 'fts_owner : "none"';
+
 /** Best first, by bm25 over the memory's own columns (the owner column weighs nothing). */
-export const SEARCH_SQL = (columns: string) =>
+const searchSql = (columns: string, match: string) =>
   `SELECT ${columns}, -bm25(memories_fts, 1.0, 0.4, 0.0) AS score
    FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-   WHERE memories_fts MATCH $2 AND m.account_id = $1
+   WHERE memories_fts MATCH ${match} AND m.account_id = $1
    ORDER BY score DESC, m.created_at DESC LIMIT $3`;
+
+export const SEARCH_SQL = (columns: string) => searchSql(columns, '$2');
+
+/**
+ * SEARCH_SQL for an account holding at most $4 memories, where no term can be frequent: the size
+ * probe rides in the same statement (one read transaction, not two). A bigger account matches
+ * nothing, at the probe's cost, so an empty answer means "no match, or ask the long way".
+ */
+export const SEARCH_IF_SMALL_SQL = (columns: string) =>
+  searchSql(columns, `CASE WHEN ${accountBig('$4')} THEN '${MATCHES_NOTHING}' ELSE $2 END`);
 
 /** Which terms more than `threshold` of the account's memories hold. */
 export async function frequentTermsSqlite(
@@ -34,10 +50,7 @@ export async function frequentTermsSqlite(
 ): Promise<Set<string>> {
   // An account holding no more memories than that has no frequent term: one index probe tells, and
   // most accounts stop there. Otherwise one scalar subquery per term, each stopping at that row.
-  const [size] = await db.query<{ big: number }>(
-    'SELECT EXISTS (SELECT 1 FROM memories WHERE account_id = $1 LIMIT 1 OFFSET $2) AS big',
-    [accountId, threshold],
-  );
+  const [size] = await db.query<{ big: number }>(`SELECT ${accountBig('$2')} AS big`, [accountId, threshold]);
   if (Number(size?.big) !== 1) return new Set();
   const probes = terms.map(
     (_, i) =>

@@ -93,6 +93,13 @@ describe.each(storageTargets)('memory store on $name', (target) => {
       'Zephyr is a codename.',
     ]);
     expect(await memory.recall(carol, 'widget', 3)).toHaveLength(3);
+    // A big account is answered the long way, whether its terms are all rare or match nothing.
+    const rare = await memory.recall(carol, 'zephyr codename', 5);
+    expect(rare.map((h) => h.content)).toEqual([
+      'Zephyr is a codename.',
+      'The zephyr widget failed inspection twice.',
+    ]);
+    expect(await memory.recall(carol, 'quasar nebula')).toEqual([]);
   });
 
   it('survives queries that are operators, quotes or nothing but punctuation', async () => {
