@@ -31,11 +31,16 @@ describe('stdoutDestination', () => {
   it.each([
     { ending: '', how: 'when the event loop empties' },
     { ending: 'process.exit(0);', how: 'on process.exit() right after logging' },
-  ])('writes every logged line $how', async ({ ending }) => {
-    const { code, lines } = await logThenEnd(ending, 500);
-    expect(code).toBe(0);
-    expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
-      Array.from({ length: 500 }, (_, i) => i),
-    );
-  });
+  ])(
+    'writes every logged line $how',
+    async ({ ending }) => {
+      // A child process that loads TypeScript: seconds on a loaded machine, hence the longer timeout.
+      const { code, lines } = await logThenEnd(ending, 500);
+      expect(code).toBe(0);
+      expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
+        Array.from({ length: 500 }, (_, i) => i),
+      );
+    },
+    30_000,
+  );
 });
