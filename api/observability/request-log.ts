@@ -25,7 +25,18 @@ export class OneLinePerRequest extends LogController {
     reply: FastifyReply,
   ): void {
     if (this.isLogDisabled(request)) return;
-    const line = {
+    if (error) {
+      reply.log.error({ ...this.line(request, reply), err: error }, 'request errored');
+      return;
+    }
+    // The route's level decides, before the line is built: below info it costs nothing. The line goes
+    // through the server's logger with the id as a field, so a request that logs nothing else never
+    // has its own child logger built.
+    if (infoEnabled(reply.log)) request.server.log.info(this.line(request, reply), 'request completed');
+  }
+
+  private line(request: FastifyRequest, reply: FastifyReply) {
+    return {
       [this.requestIdLogLabel]: request.id,
       method: request.method,
       url: redactUrl(request.url),
@@ -34,12 +45,5 @@ export class OneLinePerRequest extends LogController {
       // As Fastify's "incoming request" line had it: who asked (behind COLONY_TRUST_PROXY, the client).
       remoteAddress: request.ip,
     };
-    if (error) {
-      reply.log.error({ ...line, err: error }, 'request errored');
-      return;
-    }
-    // The route's level decides; the line goes through the server's logger with the id as a field,
-    // so a request that logs nothing else never has its own child logger built.
-    if (infoEnabled(reply.log)) request.server.log.info(line, 'request completed');
   }
 }

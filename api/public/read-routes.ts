@@ -108,9 +108,10 @@ export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOpt
         response: { 200: pricingSchema, ...standardProblems },
       },
     },
-    async (request, reply) => {
+    // Not async, like /skills below: the full list is sent before the handler returns.
+    (request, reply) => {
       const slug = request.query.plan;
-      if (slug === undefined) return sendCachedJson(request, reply, fullPricing);
+      if (slug === undefined) return void sendCachedJson(request, reply, fullPricing);
       const narrowed = presentPricing(prices, slug);
       if (narrowed.plans.length === 0) {
         const known = prices.plans.map((p) => p.slug).join(', ');
@@ -131,7 +132,9 @@ export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOpt
         response: { 200: skillsPageSchema, ...standardProblems },
       },
     },
-    async (request, reply) => {
+    // Not async: a cached page is sent before the handler returns, with no promise for Fastify to
+    // settle; only a page that must be read from the database answers later.
+    (request, reply) => {
       const { limit = DEFAULT_PAGE, cursor, offset } = request.query;
       const afterName = cursor === undefined ? undefined : decodeSkillsCursor(cursor);
       if (cursor !== undefined && afterName === undefined) {
@@ -143,11 +146,11 @@ export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOpt
           },
         );
       }
-      const page = listing.page({
-        limit,
-        ...(afterName !== undefined ? { afterName } : { offset: offset ?? 0 }),
-      });
-      return sendCachedJson(request, reply, page instanceof Promise ? await page : page);
+      const page = listing.page(
+        afterName !== undefined ? { limit, afterName } : { limit, offset: offset ?? 0 },
+      );
+      if (!(page instanceof Promise)) return void sendCachedJson(request, reply, page);
+      return page.then((loaded) => void sendCachedJson(request, reply, loaded));
     },
   );
 

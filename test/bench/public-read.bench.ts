@@ -113,6 +113,13 @@ function startServer(logFd: number): Promise<{ child: ChildProcess; urls: Urls; 
   });
 }
 
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 export async function benchPublicRead(opts: Options): Promise<GoalRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'colony-bench-logs-'));
   const logFile = join(dir, 'server.log');
@@ -141,10 +148,12 @@ export async function benchPublicRead(opts: Options): Promise<GoalRow[]> {
         rows.push(...goalRows(path, connections, t, shippedLevel));
       }
     }
+    // Lines leave the server in batches: count them once it has exited, when every one is written.
+    await stop(child);
     console.log(`\nlog at ${shippedLevel}: ${linesPerRequest(logFile, shippedRequests)}`);
     return rows;
   } finally {
-    child.kill('SIGTERM');
+    await stop(child);
     closeSync(logFd);
     rmSync(dir, { recursive: true, force: true });
   }
