@@ -16,6 +16,8 @@ const BATCH_DELAY_MS = 50;
  * longer than its 16 KiB write size to one write whole, and continues after a partial one.
  */
 const BATCH_CHARS = 64 * 1024;
+/** How the one line per request (request-log.ts) reads in the serialised line: the lines batched. */
+const REQUEST_LINE = '"msg":"request completed"';
 
 /**
  * Each asynchronous write is a round trip through libuv's thread pool: 60–80 µs of CPU on this
@@ -44,8 +46,10 @@ export class BatchedLines {
   write(line: string): boolean {
     this.pending.push(line);
     this.chars += line.length;
+    // Only request lines wait for company. Any other line (an audit event, a warning, an error) goes
+    // now, with the request lines before it, so a SIGKILL loses no more of those than before batching.
     // The timer is not unref'd: a process with lines still waiting lives the few ms it takes to write them.
-    if (this.chars >= this.maxChars) this.handOver();
+    if (this.chars >= this.maxChars || !line.includes(REQUEST_LINE)) this.handOver();
     else this.timer ??= setTimeout(this.handOver, this.delayMs);
     return true;
   }

@@ -15,7 +15,9 @@ class RecordingWriter extends EventEmitter implements LineWriter {
   }
 }
 
-const line = (n: number) => `{"msg":"line ${n}"}\n`;
+// Request lines are the ones that wait for company (request-log.ts writes one per request).
+const line = (n: number) => `{"reqId":"r${n}","msg":"request completed"}\n`;
+const audit = '{"msg":"api key created","keyId":"key_1"}\n';
 
 describe('BatchedLines', () => {
   afterEach(() => {
@@ -48,6 +50,19 @@ describe('BatchedLines', () => {
     expect(writer.writes).toEqual([line(1) + line(2) + line(3)]);
     vi.advanceTimersByTime(100);
     expect(writer.writes).toHaveLength(1);
+  });
+
+  it('hands any other line over at once, after the request lines waiting before it', () => {
+    vi.useFakeTimers();
+    const writer = new RecordingWriter();
+    const lines = new BatchedLines(writer, { delayMs: 50 });
+    lines.write(line(1));
+    lines.write(audit);
+    expect(writer.writes).toEqual([line(1) + audit]);
+    lines.write(line(2));
+    expect(writer.writes).toHaveLength(1);
+    vi.advanceTimersByTime(50);
+    expect(writer.writes).toEqual([line(1) + audit, line(2)]);
   });
 
   it('writes everything synchronously on exit', () => {
