@@ -7,6 +7,7 @@ import { allowListed } from '../shared/cors-answer.ts';
 import type { CatalogueError } from '../shared/error-catalogue.ts';
 import { rateLimitHook } from '../shared/rate-limit/rate-limit-hook.ts';
 import { echoedRequestId } from '../shared/request-id.ts';
+import { admitWrites } from '../shared/write-admission.ts';
 import type { CheckoutAdapter } from './checkout-adapter.ts';
 import { checkoutErrors } from './checkout-errors.ts';
 import { registerCheckoutOperations } from './checkout-operations.ts';
@@ -61,6 +62,7 @@ export function checkoutSurface<V, C extends string, E extends CatalogueError<C>
         },
       }),
     );
+    if (commerce.writes) admitWrites(app, commerce.writes);
     if (negotiation.hook === 'preHandler') {
       app.addHook('preHandler', async (request, reply) => {
         request.checkoutVariant = await negotiation.negotiate(request, reply);

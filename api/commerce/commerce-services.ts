@@ -7,6 +7,7 @@ import { type CatalogItem, findCatalogItem } from '../domain/pricing/catalog.ts'
 import type { PriceList } from '../domain/pricing/price-list.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type CounterStore, RateLimiter } from '../shared/rate-limit/rate-limiter.ts';
+import { AdmissionGate } from '../shared/write-admission.ts';
 import { CheckoutService } from './checkout-service.ts';
 import type { IdempotencySettings } from './idempotent-request.ts';
 import { OrderEvents, type RenderOrderEvent } from './order-webhooks/order-events.ts';
@@ -29,7 +30,12 @@ export interface CommerceServices {
   processor: PaymentProcessor;
   /** ACP order events, written with the changes that cause them and delivered as jobs. */
   orderEvents: OrderEvents;
+  /** SQLite only: the checkout writes running at once (api/shared/write-admission.ts). */
+  writes?: AdmissionGate;
 }
+
+// Enough writes at once to fill each shared fsync, few enough that a read waits for little.
+const SQLITE_CHECKOUT_WRITES = 12;
 
 /** What the commerce surfaces (ACP, UCP, the billing pages, the webhook) are mounted with. */
 export interface CommerceOptions {
@@ -90,6 +96,7 @@ export function buildCommerce(deps: {
       maxAttempts: config.commerce.orderWebhooks.maxAttempts,
       now,
     }),
+    ...(storage.kind === 'sqlite' ? { writes: new AdmissionGate(SQLITE_CHECKOUT_WRITES) } : {}),
   };
 }
 

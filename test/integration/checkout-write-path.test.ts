@@ -120,6 +120,27 @@ describe.each(storageTargets)('concurrent checkout creates on $name', (t) => {
     expect(replays.map((r) => r.json().id)).toEqual(ids);
   });
 
+  it('runs at most 12 checkout writes at once on SQLite (none held on PostgreSQL) and answers them all', async () => {
+    const gate = s.app.colony.commerce.writes;
+    if (t.name === 'postgres') {
+      expect(gate).toBeUndefined();
+      return;
+    }
+    if (!gate) throw new Error('SQLite checkout writes pass an admission gate');
+    let most = 0;
+    let queued = 0;
+    const sample = setInterval(() => {
+      most = Math.max(most, gate.running);
+      queued = Math.max(queued, gate.queued);
+    }, 1);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => create(`gate-${i}`)));
+    clearInterval(sample);
+    expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 201));
+    expect(most).toBeLessThanOrEqual(12);
+    expect(queued).toBeGreaterThan(0);
+    expect([gate.running, gate.queued]).toEqual([0, 0]);
+  });
+
   it('creates one session for a burst that shares one key, and replays it to the rest', async () => {
     const before = await storage.checkoutSessions.count();
     const answers = await Promise.all(Array.from({ length: 8 }, () => create('shared-key')));
