@@ -1,10 +1,9 @@
 // PostgreSQL: new checkout sessions with their idempotency keys, many per statement. Each row is
 // exactly the one-row write (claim the key finished, insert the session only if the claim held), so a
 // batch of concurrent creates costs one round trip and one commit instead of one each.
-import { writeJson } from '../storage/json-column.ts';
 import type { SqlExecutor, SqlValue } from '../storage/sql-driver.ts';
 import { WriteBatcher } from '../storage/write-batcher.ts';
-import type { ClaimOptions, StoredReplay } from './checkout-idempotency-repo.ts';
+import { type ClaimOptions, finishedClaimRow, type StoredReplay } from './checkout-idempotency-repo.ts';
 
 export interface ClaimedInsert {
   /** The session row: id, protocol, status, data, revision, created, updated and expires at. */
@@ -43,20 +42,7 @@ const BATCH_SQL = `WITH v AS (
 
 /** The batch's one parameter: every row's columns, in BATCH_SQL's order, as JSON. */
 export function batchParam(rows: readonly ClaimedInsert[]): string {
-  return JSON.stringify(
-    rows.map(({ session, claim, response }) => [
-      ...session,
-      claim.scope,
-      claim.key,
-      claim.fingerprint,
-      response.statusCode,
-      writeJson(response.headers),
-      response.body,
-      claim.now,
-      claim.now + claim.lockMs,
-      claim.now + claim.ttlMs,
-    ]),
-  );
+  return JSON.stringify(rows.map((r) => [...r.session, ...finishedClaimRow(r.claim, r.response)]));
 }
 
 /** Which sessions of the batch were written; the others found their key already held. */

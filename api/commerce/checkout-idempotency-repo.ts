@@ -72,18 +72,26 @@ export function claimFinished(
        (scope, key, fingerprint, state, status_code, headers, body, created_at, locked_until, expires_at)
      VALUES (${$(0)}, ${$(1)}, ${$(2)}, 'done', ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)})
      ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
-    params: [
-      o.scope,
-      o.key,
-      o.fingerprint,
-      replay.statusCode,
-      writeJson(replay.headers),
-      replay.body,
-      o.now,
-      o.now + o.lockMs,
-      o.now + o.ttlMs,
-    ],
+    params: finishedClaimRow(o, replay),
   };
+}
+
+/**
+ * A finished claim's values: scope, key, fingerprint, status code, headers, body, created at, locked
+ * until and expires at (the one-row statement above and the batched creates both write these).
+ */
+export function finishedClaimRow(o: ClaimOptions, replay: StoredReplay): SqlValue[] {
+  return [
+    o.scope,
+    o.key,
+    o.fingerprint,
+    replay.statusCode,
+    writeJson(replay.headers),
+    replay.body,
+    o.now,
+    o.now + o.lockMs,
+    o.now + o.ttlMs,
+  ];
 }
 
 export async function finishIdempotency(

@@ -7,7 +7,7 @@ import { openDatabase } from '../../api/storage/open-database.ts';
 import type { SqlDriver } from '../../api/storage/sql-driver.ts';
 import { planLine } from '../support/checkout.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { storageTargets } from '../support/storage-targets.ts';
+import { type DisposableTarget, storageTargets } from '../support/storage-targets.ts';
 
 /** A driver that records each unit of work it is asked for: a lone statement or a transaction. */
 function recording(driver: SqlDriver, units: string[]): SqlDriver {
@@ -25,24 +25,35 @@ function recording(driver: SqlDriver, units: string[]): SqlDriver {
   };
 }
 
-describe.each(storageTargets)('a checkout create on $name', (t) => {
-  const units: string[] = [];
-  let s: TestServer;
-  let storage: Storage;
-  let dispose: () => Promise<void>;
+/** A test server on `t` whose database records its units of work in `units`, for the describe block. */
+function useRecordedServer(
+  t: DisposableTarget,
+  units: string[],
+  opened: (o: { s: TestServer; storage: Storage }) => void,
+): void {
+  let close: () => Promise<void>;
   beforeAll(async () => {
     const made = await t.create();
-    dispose = made.dispose;
-    storage = await openDatabase(made.target, {
+    const storage = await openDatabase(made.target, {
       migrations,
       repositories: (d) => storageRepositories(recording(d, units)),
     });
-    s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
+    const s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
+    opened({ s, storage });
+    close = async () => {
+      await s.close();
+      await storage.close();
+      await made.dispose();
+    };
   });
-  afterAll(async () => {
-    await s.close();
-    await storage.close();
-    await dispose();
+  afterAll(() => close());
+}
+
+describe.each(storageTargets)('a checkout create on $name', (t) => {
+  const units: string[] = [];
+  let s: TestServer;
+  useRecordedServer(t, units, (opened) => {
+    ({ s } = opened);
   });
 
   const create = (key: string, line = planLine()) =>
@@ -76,20 +87,8 @@ describe.each(storageTargets)('concurrent checkout creates on $name', (t) => {
   const units: string[] = [];
   let s: TestServer;
   let storage: Storage;
-  let dispose: () => Promise<void>;
-  beforeAll(async () => {
-    const made = await t.create();
-    dispose = made.dispose;
-    storage = await openDatabase(made.target, {
-      migrations,
-      repositories: (d) => storageRepositories(recording(d, units)),
-    });
-    s = await startTestServer({ COLONY_CHECKOUT_RATE_LIMIT: '10000' }, { storage, runJobs: false });
-  });
-  afterAll(async () => {
-    await s.close();
-    await storage.close();
-    await dispose();
+  useRecordedServer(t, units, (opened) => {
+    ({ s, storage } = opened);
   });
 
   const create = (key: string) =>
