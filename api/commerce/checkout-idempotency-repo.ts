@@ -59,21 +59,15 @@ export function finishClaim(
 
 /**
  * The one statement that claims a key already finished, for a write that claims and answers at once;
- * it inserts nothing (returns no row) when the key is held. Placeholders start at `$first`.
+ * it inserts nothing (returns no row) when the key is held.
  */
-export function claimFinished(
-  o: ClaimOptions,
-  replay: StoredReplay,
-  first = 1,
-): { sql: string; params: SqlValue[] } {
-  const $ = (i: number) => `$${first + i}`;
-  return {
-    sql: `INSERT INTO checkout_idempotency
-       (scope, key, fingerprint, state, status_code, headers, body, created_at, locked_until, expires_at)
-     VALUES (${$(0)}, ${$(1)}, ${$(2)}, 'done', ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)})
-     ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
-    params: finishedClaimRow(o, replay),
-  };
+const CLAIM_FINISHED_SQL = `INSERT INTO checkout_idempotency
+    (scope, key, fingerprint, state, status_code, headers, body, created_at, locked_until, expires_at)
+  VALUES ($1, $2, $3, 'done', $4, $5, $6, $7, $8, $9)
+  ON CONFLICT (scope, key) DO NOTHING RETURNING key`;
+
+export function claimFinished(o: ClaimOptions, replay: StoredReplay): { sql: string; params: SqlValue[] } {
+  return { sql: CLAIM_FINISHED_SQL, params: finishedClaimRow(o, replay) };
 }
 
 /**
