@@ -1,10 +1,11 @@
 // Pure: snapshot ids, the initial part report, response shapes, list cursors and schedule times.
-import { randomBytes } from 'node:crypto';
+
+import { randomHex } from '../shared/random-id.ts';
 import type { RestoreReport, SnapshotParts } from './schemas.ts';
 import type { RestoreRecord, ScheduleRecord, SnapshotRecord } from './snapshots-repo.ts';
 
-export const newSnapshotId = (): string => `snap_${randomBytes(12).toString('hex')}`;
-export const newRestoreId = (): string => `rst_${randomBytes(12).toString('hex')}`;
+export const newSnapshotId = (): string => `snap_${randomHex(12)}`;
+export const newRestoreId = (): string => `rst_${randomHex(12)}`;
 
 /** The Kubernetes name of the Secret holding a snapshot's credential values (DNS-1123, no `_`). */
 export const snapshotSecretName = (snapshotId: string): string =>

@@ -1,8 +1,8 @@
 // What happens when the owner comes back from the payment processor: the hand-off must be theirs and
 // for this session, the processor must say it is complete; then the account's subscription and the
 // checkout's order are recorded and the session becomes `completed`.
-import { randomBytes } from 'node:crypto';
 import type { Storage } from '../../app-storage.ts';
+import { randomHex } from '../../shared/random-id.ts';
 import type { BillingHandoff } from '../billing-handoffs-repo.ts';
 import type { CheckoutService } from '../checkout-service.ts';
 import { type CheckoutProtocol, type CheckoutSession, finishSession } from '../checkout-session.ts';
@@ -30,7 +30,7 @@ export const protocolOf = (sessionId: string): CheckoutProtocol =>
 // The session is already written by the time anyone renders it again, so this move stores no response.
 const noResponse = () => ({ statusCode: 200, headers: {}, body: '' });
 
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 /** What a finished session bought: its plan, interval and every line at the price it was bought at. */
 function purchaseOf(s: CheckoutSession) {

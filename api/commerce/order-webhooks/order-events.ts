@@ -2,9 +2,9 @@
 // (an outbox): an order recorded, or its subscription's status changed. The body is rendered once, here
 // (by the protocol's renderer, in the platform's version), so every attempt sends the same bytes under
 // the same event id.
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { insertJob, type JobsRepo } from '../../domain/jobs/jobs-repo.ts';
+import { randomHex } from '../../shared/random-id.ts';
 import type { SqlExecutor } from '../../storage/sql-driver.ts';
 import { type OnOrderInserted, type OrderRecord, orderOfSession } from '../orders-repo.ts';
 import type { OnStatusChanged, SubscriptionStatus } from '../subscriptions-repo.ts';
@@ -53,7 +53,7 @@ export interface OrderEventsOptions {
   now: () => number;
 }
 
-export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
+export const newEventId = () => `evt_${randomHex(12)}`;
 
 export class OrderEvents {
   private readonly o: OrderEventsOptions;

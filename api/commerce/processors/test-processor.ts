@@ -1,6 +1,7 @@
 // The built-in test processor for sandbox and local runs: its own small hosted page collects a billing
 // address, assesses tax from it with a fixed table and starts the trial. Nothing is ever charged.
-import { randomBytes } from 'node:crypto';
+
+import { randomHex } from '../../shared/random-id.ts';
 import type { BillingHandoffsRepo } from '../billing-handoffs-repo.ts';
 import { firstChargeAt } from '../checkout-terms.ts';
 import type {
@@ -44,7 +45,7 @@ export class TestProcessor implements PaymentProcessor {
   }
 
   async start(c: ProcessorCheckout): Promise<StartedCheckout> {
-    const reference = `tp_${randomBytes(16).toString('hex')}`;
+    const reference = `tp_${randomHex(16)}`;
     return {
       reference,
       redirectUrl: `${this.baseUrl}/checkout/${encodeURIComponent(c.sessionId)}/test-processor?reference=${reference}`,
