@@ -1,7 +1,6 @@
 // The office task queue and the schedules that feed it. Every creation that could race between
 // replicas is decided by one statement: a unique dedupe key, or a compare-and-set on a schedule.
-
-import { randomHex } from '../shared/random-id.ts';
+import { randomBytes } from 'node:crypto';
 import type { SqlDriver } from '../storage/sql-driver.ts';
 
 export const taskStatuses = ['open', 'in_progress', 'done', 'canceled'] as const;
@@ -120,7 +119,7 @@ export class TasksRepo {
        VALUES ($1, $2, $3, $4, 'open', $5, $6, $7, $8, $9, $9)
        ON CONFLICT (dedupe_key) DO NOTHING RETURNING *`,
       [
-        `task_${randomHex(10)}`,
+        `task_${randomBytes(10).toString('hex')}`,
         t.officeId,
         t.title,
         t.prompt,
