@@ -69,7 +69,9 @@ describe('admitWrites on a real server', () => {
     const s = await serve(gate);
     const writes = Array.from({ length: 5 }, () => post(s.base));
     await handlersRunning(s.release, 2);
-    expect(gate.queued).toBe(3);
+    // The other three arrive when their connections do, which on a busy machine is after the first two.
+    while (gate.queued < 3) await new Promise((r) => setTimeout(r, 5));
+    expect([gate.running, s.release.length]).toEqual([2, 2]);
     // A read is not held behind the queued writes.
     expect(await (await fetch(`${s.base}/r`)).json()).toEqual({ read: true });
     while (s.release.length > 0 || gate.running > 0) {
