@@ -4,11 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import type { KubeConfig } from '@kubernetes/client-node';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler as validatingSerializer,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { loadKubeConfig } from '../cluster/kube-config.ts';
 import { VERSION } from '../cluster/version.ts';
 import { loadRegistry } from '../integrations/registry/load-registry.ts';
@@ -57,6 +53,7 @@ import { answerBrowsers } from './shared/browser-access.ts';
 import { circuitBreaker } from './shared/circuit-breaker.ts';
 import { bootstrapTokenVerifier, type CredentialVerifier } from './shared/identity.ts';
 import { hostileRequestError, installInputGuards, slowClientOptions } from './shared/input-guards.ts';
+import { jsonSerializerCompiler } from './shared/json-serializer.ts';
 import { mountAll } from './shared/mount.ts';
 import { type Poller, PollerGate } from './shared/poller-gate.ts';
 import { ProblemError } from './shared/problem.ts';
@@ -264,9 +261,7 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
   const app = Fastify({ logger: opts.logger ?? loggerOptions(config), ...listenerOptions });
   const isClosing = answers.install(app);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(
-    opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
-  );
+  app.setSerializerCompiler(jsonSerializerCompiler(opts.validateResponses === true));
 
   const storage = opts.storage ?? (await openStorage(config.database));
   const skills = loadSkillsDir(config.skillsDir, config.baseUrl);

@@ -106,7 +106,7 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
       }
       const where = afterName !== undefined ? { afterName } : { offset: 0 };
       const page = await signalOutage(ctx, async () => skills.page({ limit, ...where }));
-      return jsonResult(JSON.parse(page.bytes.toString('utf8')) as Record<string, unknown>);
+      return jsonResult(JSON.parse(page.text) as Record<string, unknown>);
     },
   );
 }

@@ -2,9 +2,9 @@
 // write path off the public port: same services, errors, rate limit and routes as under PORT.
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
-import { serializerCompiler as validatingSerializer } from 'fastify-type-provider-zod';
 import { type Metrics, observeRequests } from '../observability/metrics.ts';
 import { hostileRequestError, installInputGuards, type slowClientOptions } from '../shared/input-guards.ts';
+import { jsonSerializerCompiler } from '../shared/json-serializer.ts';
 import { type Mount, mountAll } from '../shared/mount.ts';
 import { validatorCompiler } from '../shared/query-validator.ts';
 
@@ -43,9 +43,7 @@ export async function buildManagerServer(opts: ManagerServerOptions): Promise<Fa
   const app = Fastify({ ...opts.base, loggerInstance: opts.log });
   opts.install(app);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(
-    opts.validateResponses ? validatingSerializer : () => (data: unknown) => JSON.stringify(data),
-  );
+  app.setSerializerCompiler(jsonSerializerCompiler(opts.validateResponses === true));
   if (opts.inputGuards) installInputGuards(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -7,6 +7,7 @@ import type { AccountView } from '../identity/account-views.ts';
 import type { IdentityServices } from '../identity/identity-services.ts';
 import { authenticateNow } from '../shared/authenticate.ts';
 import type { CredentialVerifier, Principal } from '../shared/identity.ts';
+import { settledAnswer } from '../shared/json-serializer.ts';
 import { problemResponses } from './problem-responses.ts';
 import { meSchema, type usageSchema } from './schemas.ts';
 
@@ -55,7 +56,7 @@ export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions):
 
   // The principal, the account view and the usage summary are each remembered objects that are replaced
   // when what they say changes (a revocation or membership change flushes the first two), so an answer
-  // built from the same three is still the right one: built once, not at every request.
+  // built from the same three is still the right one: built and encoded once, not at every request.
   const built = new WeakMap<
     Principal,
     { view: AccountView | undefined; usage: Usage | undefined; body: MeBody }
@@ -63,7 +64,7 @@ export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions):
   const answer = (principal: Principal, view: AccountView | undefined, used: Usage | undefined) => {
     const known = built.get(principal);
     if (known && known.view === view && known.usage === used) return known.body;
-    const body = meBody(principal, view, used);
+    const body = settledAnswer(meBody(principal, view, used));
     built.set(principal, { view, usage: used, body });
     return body;
   };

@@ -3,14 +3,18 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface CachedJson {
-  /** Encoded once: writing a Buffer skips the UTF-8 encoding a string would cost on every send. */
-  bytes: Buffer;
+  /**
+   * Serialised once, and sent as a string: Node writes a string body in one write with the head,
+   * while a Buffer body goes out as a second chunk of a writev, which costs more per response than
+   * encoding a few KB again (paired runs, docs/decisions.md).
+   */
+  text: string;
   etag: string;
 }
 
 export function cacheJson(value: unknown): CachedJson {
-  const bytes = Buffer.from(JSON.stringify(value));
-  return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+  const text = JSON.stringify(value);
+  return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -27,5 +31,5 @@ export function sendCachedJson(
 ): FastifyReply {
   reply.header('etag', cached.etag);
   if (matches(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(cached.bytes);
+  return reply.type('application/json; charset=utf-8').send(cached.text);
 }
