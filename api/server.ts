@@ -86,10 +86,13 @@ export interface BuildOptions {
 }
 
 /** pino's options; lines go to stdout asynchronously (api/observability/log-destination.ts). */
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  config: Config,
+  stream: { write(line: string): unknown } = stdoutDestination(),
+): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream: stdoutDestination(),
+    stream,
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
     serializers: {
       req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
@@ -249,6 +252,8 @@ export async function buildServer(config: Config, opts: BuildOptions = {}): Prom
       requestIdLogLabel: 'requestId',
       // Probes and scrapes arrive every few seconds; logging them would drown the real traffic.
       disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
+      // With the server's own logger, request lines skip pino and join stdout's batch directly.
+      requestLines: opts.logger === undefined ? stdoutDestination() : undefined,
     }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,

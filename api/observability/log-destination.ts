@@ -18,15 +18,12 @@ const BATCH_DELAY_MS = 50;
  * lines held longer outliving young-generation collections is a likely cause, not a measured one).
  */
 const BATCH_CHARS = 16 * 1024;
-/** How the one line per request (request-log.ts) reads in the serialised line: the lines batched. */
-const REQUEST_LINE = '"msg":"request completed"';
-
 /**
  * Each asynchronous write is a round trip through libuv's thread pool: 60–80 µs of CPU on this
  * machine whatever its size, 40–100 µs of it on the event loop in the call itself. pino's writer
  * issues one per line whenever the previous write has finished, which at low concurrency is every
  * line, and its own batching (minLength) re-measures the whole pending buffer on every line. So
- * lines wait here, as an array, and go to the writer as one string when BATCH_DELAY_MS has passed or
+ * request lines wait here, as an array, and go to the writer as one string when BATCH_DELAY_MS has passed or
  * BATCH_CHARS have gathered. Nothing is ever dropped: the queue is unbounded, drain() hands it over,
  * and the process's exit writes what is left.
  */
@@ -44,15 +41,27 @@ export class BatchedLines {
     this.maxChars = opts.maxChars ?? BATCH_CHARS;
   }
 
-  /** pino's destination interface: one serialised line, newline included. */
+  /**
+   * A request line (request-log.ts writes one per request, here rather than through pino): it waits
+   * for company. The timer is not unref'd: a process with lines still waiting lives the few ms it
+   * takes to write them.
+   */
+  queue(line: string): void {
+    this.pending.push(line);
+    this.chars += line.length;
+    if (this.chars >= this.maxChars) this.handOver();
+    else this.timer ??= setTimeout(this.handOver, this.delayMs);
+  }
+
+  /**
+   * pino's destination interface: one serialised line, newline included. Whatever pino writes (an
+   * audit event, a warning, an error) goes now, with the request lines queued before it, so a SIGKILL
+   * loses no more of those than before batching.
+   */
   write(line: string): boolean {
     this.pending.push(line);
     this.chars += line.length;
-    // Only request lines wait for company. Any other line (an audit event, a warning, an error) goes
-    // now, with the request lines before it, so a SIGKILL loses no more of those than before batching.
-    // The timer is not unref'd: a process with lines still waiting lives the few ms it takes to write them.
-    if (this.chars >= this.maxChars || !line.includes(REQUEST_LINE)) this.handOver();
-    else this.timer ??= setTimeout(this.handOver, this.delayMs);
+    this.handOver();
     return true;
   }
 

@@ -15,7 +15,7 @@ class RecordingWriter extends EventEmitter implements LineWriter {
   }
 }
 
-// Request lines are the ones that wait for company (request-log.ts writes one per request).
+// Request lines are the ones that wait for company (request-log.ts queues one per request).
 const line = (n: number) => `{"reqId":"r${n}","msg":"request completed"}\n`;
 const audit = '{"msg":"api key created","keyId":"key_1"}\n';
 
@@ -28,13 +28,13 @@ describe('BatchedLines', () => {
     vi.useFakeTimers();
     const writer = new RecordingWriter();
     const lines = new BatchedLines(writer, { delayMs: 50 });
-    lines.write(line(1));
-    lines.write(line(2));
+    lines.queue(line(1));
+    lines.queue(line(2));
     vi.advanceTimersByTime(49);
     expect(writer.writes).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(writer.writes).toEqual([line(1) + line(2)]);
-    lines.write(line(3));
+    lines.queue(line(3));
     vi.advanceTimersByTime(50);
     expect(writer.writes).toEqual([line(1) + line(2), line(3)]);
   });
@@ -43,23 +43,23 @@ describe('BatchedLines', () => {
     vi.useFakeTimers();
     const writer = new RecordingWriter();
     const lines = new BatchedLines(writer, { delayMs: 50, maxChars: 3 * line(1).length });
-    lines.write(line(1));
-    lines.write(line(2));
+    lines.queue(line(1));
+    lines.queue(line(2));
     expect(writer.writes).toEqual([]);
-    lines.write(line(3));
+    lines.queue(line(3));
     expect(writer.writes).toEqual([line(1) + line(2) + line(3)]);
     vi.advanceTimersByTime(100);
     expect(writer.writes).toHaveLength(1);
   });
 
-  it('hands any other line over at once, after the request lines waiting before it', () => {
+  it('hands any line pino writes over at once, after the request lines waiting before it', () => {
     vi.useFakeTimers();
     const writer = new RecordingWriter();
     const lines = new BatchedLines(writer, { delayMs: 50 });
-    lines.write(line(1));
+    lines.queue(line(1));
     lines.write(audit);
     expect(writer.writes).toEqual([line(1) + audit]);
-    lines.write(line(2));
+    lines.queue(line(2));
     expect(writer.writes).toHaveLength(1);
     vi.advanceTimersByTime(50);
     expect(writer.writes).toEqual([line(1) + audit, line(2)]);
@@ -68,7 +68,7 @@ describe('BatchedLines', () => {
   it('writes everything synchronously on exit', () => {
     const writer = new RecordingWriter();
     const lines = new BatchedLines(writer);
-    lines.write(line(1));
+    lines.queue(line(1));
     lines.flushSync();
     expect(writer.writes).toEqual([line(1)]);
     expect(writer.syncFlushes).toBe(1);
@@ -77,7 +77,7 @@ describe('BatchedLines', () => {
   it('drains: hands the batch over and resolves when the writer reports that all of it is written', async () => {
     const writer = new RecordingWriter();
     const lines = new BatchedLines(writer, { delayMs: 60_000 });
-    lines.write(line(1));
+    lines.queue(line(1));
     let drained = false;
     const done = lines.drain(60_000).then(() => {
       drained = true;

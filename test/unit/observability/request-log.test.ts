@@ -1,9 +1,15 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../../api/config.ts';
 import { lazyChildLoggerFactory } from '../../../api/observability/lazy-child-logger.ts';
-import { OneLinePerRequest } from '../../../api/observability/request-log.ts';
+import {
+  OneLinePerRequest,
+  type RequestLineFields,
+  requestLineFormatter,
+} from '../../../api/observability/request-log.ts';
+import { loggerOptions } from '../../../api/server.ts';
 
 async function serverLoggingAt(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -91,5 +97,97 @@ describe('OneLinePerRequest', () => {
     const app = Fastify({ logger: false, logController: new OneLinePerRequest() });
     app.get('/', async () => 'ok');
     expect((await app.inject({ url: '/' })).statusCode).toBe(200);
+  });
+});
+
+describe('the request line queued without pino', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const cases: RequestLineFields[] = [
+    {
+      requestId: 'req_52d04b5bdb14003uwb',
+      method: 'GET',
+      url: '/api/v1/pricing',
+      statusCode: 200,
+      responseTime: 0.04446299999835901,
+      remoteAddress: '127.0.0.1',
+    },
+    {
+      requestId: 'req_x',
+      method: 'POST',
+      url: '/api/v1/skills?q="quoted"\\back\u0001ctl&name=caf\u00e9\u{1F41D}&token=[REDACTED]',
+      statusCode: 404,
+      responseTime: 12,
+      remoteAddress: '::ffff:10.0.0.7',
+    },
+    {
+      requestId: 'r',
+      method: 'DELETE',
+      url: '/',
+      statusCode: 503,
+      responseTime: 1e-7,
+      remoteAddress: undefined,
+    },
+  ];
+
+  it("is byte for byte the line the server's own pino logger writes for the same fields", () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2026-11-26T12:00:00.123Z'));
+    const written: string[] = [];
+    const config = loadConfig({ LOG_LEVEL: 'info', COLONY_DATA_DIR: '/nonexistent' });
+    const options = loggerOptions(config, { write: (line: string) => written.push(line) });
+    const logger = pino(
+      options as pino.LoggerOptions,
+      (options as { stream: pino.DestinationStream }).stream,
+    );
+    const format = requestLineFormatter('requestId');
+    for (const fields of cases) {
+      logger.info({ ...fields }, 'request completed');
+      expect(format(fields, Date.now())).toBe(written.at(-1));
+    }
+    expect(written).toHaveLength(cases.length);
+  });
+
+  it('queues one line per answered request, none below info or on a quiet path; the error line still goes to pino', async () => {
+    const queued: string[] = [];
+    const viaPino: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        viaPino.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const app = Fastify({
+      loggerInstance: pino({ level: 'info' }, sink),
+      childLoggerFactory: lazyChildLoggerFactory,
+      logController: new OneLinePerRequest({
+        requestIdLogLabel: 'requestId',
+        disableRequestLogging: (request) => request.url === '/healthz',
+        requestLines: { queue: (line) => queued.push(line) },
+      }),
+    });
+    app.get('/items', async () => ({ ok: true }));
+    app.get('/healthz', async () => ({ ok: true }));
+    app.get('/quiet', { logLevel: 'warn' }, async () => ({ ok: true }));
+    app.get('/boom', async () => {
+      throw new Error('broken');
+    });
+    for (const url of ['/items?page=2', '/healthz', '/quiet', '/boom']) await app.inject({ url });
+    // The failed request has its line too (its status says so), besides Fastify's error line.
+    expect(queued.map((l) => JSON.parse(l).statusCode)).toEqual([200, 500]);
+    expect(queued.every((l) => l.endsWith('}\n') && l.indexOf('\n') === l.length - 1)).toBe(true);
+    expect(JSON.parse(queued[0] ?? '')).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      method: 'GET',
+      url: '/items?page=2',
+      statusCode: 200,
+      remoteAddress: '127.0.0.1',
+      requestId: expect.any(String),
+    });
+    expect(viaPino.some((l) => l.msg === 'request completed')).toBe(false);
+    expect(viaPino.some((l) => (l.err as { message?: string } | undefined)?.message === 'broken')).toBe(true);
   });
 });
