@@ -1,5 +1,5 @@
 // Child process of the public-read bench: Colony's real server twice (the shipped default log level,
-// and warn) and a bare Fastify route serving the same bytes, on loopback. Sends the three addresses
+// and warn) and a bare Fastify route serving the same bytes (bare-mirror.ts), on loopback. Sends the three addresses
 // to the parent over IPC, then serves until killed; its stdout (the log lines) is the parent's file.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../../api/config.ts';
 import { buildServer } from '../../api/server.ts';
+import { mirrorRoute } from './bare-mirror.ts';
 
 // The paths to mirror on the bare route come from the parent as JSON in argv[2].
 const paths = JSON.parse(process.argv[2] ?? '[]') as string[];
@@ -25,24 +26,14 @@ async function colonyAt(logLevel: string | undefined): Promise<{ app: FastifyIns
 const shipped = await colonyAt(undefined);
 const warn = await colonyAt('warn');
 
-// The bare route answers with the very bytes Colony sends: the same body and the same headers, so
-// the comparison measures the work behind a response, not the size of it.
-const PASSED_HEADERS = [
-  'content-type',
-  'vary',
-  'etag',
-  'x-request-id',
-  'x-ratelimit-limit',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-];
 const bare = Fastify({ logger: false });
 for (const path of paths) {
   const res = await warn.app.inject({ method: 'GET', url: path });
-  const bytes = res.rawPayload;
-  const headers = Object.fromEntries(PASSED_HEADERS.map((h) => [h, String(res.headers[h] ?? '')]));
-  const route = path.split('?')[0] ?? path;
-  bare.get(route, async (_request, reply) => reply.headers(headers).send(bytes));
+  const header = (name: string) => {
+    const value = res.headers[name];
+    return value === undefined ? undefined : String(value);
+  };
+  mirrorRoute(bare, path.split('?')[0] ?? path, { body: res.rawPayload, header });
 }
 
 const listen = (app: FastifyInstance) => app.listen({ port: 0, host: '127.0.0.1' });
