@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findResourceServer } from '../identity/oauth/resources.ts';
-import { optionalPrincipal, requireScope } from '../shared/authenticate.ts';
+import { principalNow, requireScope } from '../shared/authenticate.ts';
 import { bearerChallenge } from '../shared/bearer.ts';
 import { allowBrowsers, requestOriginAllowed } from '../shared/browser-access.ts';
 import { allowListed } from '../shared/cors-answer.ts';
@@ -55,11 +55,15 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
   // before anything else (authentication, the body) so a refused page learns nothing.
   const browsers = allowListed(services.config.allowedOrigins);
   allowBrowsers(app, browsers);
-  app.addHook('onRequest', async (request) => {
-    if (!requestOriginAllowed(request, browsers))
-      throw new ProblemError(
-        'origin_not_allowed',
-        `Requests from origin ${request.headers.origin} are not allowed.`,
+  // Callback hooks here and below: every tool call passes them, and an async hook costs a promise each.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (requestOriginAllowed(request, browsers)) done();
+    else
+      done(
+        new ProblemError(
+          'origin_not_allowed',
+          `Requests from origin ${request.headers.origin} are not allowed.`,
+        ),
       );
   });
 
@@ -76,7 +80,9 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
         'MCP requests are JSON-RPC: send Content-Type: application/json.',
       );
     }
-    const principal = await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
+    // Verified already by the onRequest step: usually answered now, without a promise to wait for.
+    const now = principalNow(request, baseUrl, services.verifiers, metadataUrl);
+    const principal = now instanceof Promise ? await now : now;
     const needed = scopesNeeded(request.body);
     if (needed.length === 0) return principal;
     if (!principal) {
@@ -99,8 +105,16 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
     url: MCP_PATH,
     // A token that is sent but bad is refused before the body is read; whether one is needed at all
     // depends on the tools the body calls, which admit() decides once it is parsed.
-    onRequest: async (request) => {
-      await optionalPrincipal(request, baseUrl, services.verifiers, metadataUrl);
+    onRequest: (request, _reply, done) => {
+      let principal: ReturnType<typeof principalNow>;
+      try {
+        principal = principalNow(request, baseUrl, services.verifiers, metadataUrl);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      if (principal instanceof Promise) principal.then(() => done(), done);
+      else done();
     },
     handler: async (request, reply) => {
       const principal = await admit(request);

@@ -58,8 +58,10 @@ function accepted(verified: Awaited<Verification>, baseUrl: string, metadataUrl?
 }
 
 /**
- * optionalPrincipal() without the promise when none is needed: the principal (or null) now, or a promise
- * when a verifier had to wait. A refusal is thrown at once, or rejects the promise.
+ * The principal of the request's bearer token, or null when it sends none: now, or a promise when a
+ * verifier had to wait. A token in the query string (alone or beside a header), a malformed header,
+ * an unknown token or a token for another resource (the verifiers know which resource they serve) is
+ * refused with 401 whatever the operation: thrown at once, or rejecting the promise.
  */
 export function principalNow(
   request: FastifyRequest,
@@ -88,20 +90,6 @@ export function principalNow(
   return verified instanceof Promise
     ? verified.then((v) => accepted(v, baseUrl, metadataUrl))
     : accepted(verified, baseUrl, metadataUrl);
-}
-
-/**
- * The principal of the request's bearer token, or null when it sends none; a token in the query
- * string (alone or beside a header), a malformed header, an unknown token or a token for another
- * resource (the verifiers know which resource they serve) is refused with 401 whatever the operation.
- */
-export async function optionalPrincipal(
-  request: FastifyRequest,
-  baseUrl: string,
-  verifiers: readonly CredentialVerifier[],
-  metadataUrl?: string,
-): Promise<Principal | null> {
-  return principalNow(request, baseUrl, verifiers, metadataUrl);
 }
 
 function required(principal: Principal | null, baseUrl: string, metadataUrl?: string): Principal {
