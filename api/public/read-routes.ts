@@ -7,6 +7,7 @@ import type { CatalogItem } from '../domain/pricing/catalog.ts';
 import type { PriceList } from '../domain/pricing/price-list.ts';
 import { overallState, type Probe, runProbe } from '../domain/status/probes.ts';
 import { cacheJson, sendCachedJson } from '../shared/cached-json.ts';
+import { settledAnswer } from '../shared/json-serializer.ts';
 import { ProblemError } from '../shared/problem.ts';
 import { presentPricing } from './presenters.ts';
 import { standardProblems } from './problem-responses.ts';
@@ -39,6 +40,25 @@ export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOpt
   const { config, prices } = opts;
   const base = config.baseUrl;
 
+  // The same document for every request: built and serialised once.
+  const index = settledAnswer({
+    name: 'Colony API' as const,
+    version: 'v1',
+    environment: config.environment,
+    links: {
+      self: { href: `${base}/api/v1`, method: 'GET' as const },
+      status: { href: `${base}/api/v1/status`, method: 'GET' as const },
+      pricing: { href: `${base}/api/v1/pricing`, method: 'GET' as const },
+      skills: { href: `${base}/api/v1/skills`, method: 'GET' as const },
+      catalog: { href: `${base}/api/v1/commerce/catalog`, method: 'GET' as const },
+      jobs: { href: `${base}/api/v1/jobs`, method: 'POST' as const },
+      batch: { href: `${base}/api/v1/batch`, method: 'POST' as const },
+      me: { href: `${base}/api/v1/me`, method: 'GET' as const },
+      openapi: { href: `${base}/openapi.json`, method: 'GET' as const },
+      docs: { href: `${base}/llms.txt`, method: 'GET' as const },
+    },
+  });
+
   app.get(
     '/',
     {
@@ -49,23 +69,7 @@ export function registerReadRoutes(fastify: FastifyInstance, opts: ReadRoutesOpt
         response: { 200: indexSchema, ...standardProblems },
       },
     },
-    async () => ({
-      name: 'Colony API' as const,
-      version: 'v1',
-      environment: config.environment,
-      links: {
-        self: { href: `${base}/api/v1`, method: 'GET' as const },
-        status: { href: `${base}/api/v1/status`, method: 'GET' as const },
-        pricing: { href: `${base}/api/v1/pricing`, method: 'GET' as const },
-        skills: { href: `${base}/api/v1/skills`, method: 'GET' as const },
-        catalog: { href: `${base}/api/v1/commerce/catalog`, method: 'GET' as const },
-        jobs: { href: `${base}/api/v1/jobs`, method: 'POST' as const },
-        batch: { href: `${base}/api/v1/batch`, method: 'POST' as const },
-        me: { href: `${base}/api/v1/me`, method: 'GET' as const },
-        openapi: { href: `${base}/openapi.json`, method: 'GET' as const },
-        docs: { href: `${base}/llms.txt`, method: 'GET' as const },
-      },
-    }),
+    () => index,
   );
 
   app.get(
