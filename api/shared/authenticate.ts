@@ -9,6 +9,7 @@ import {
   verifyToken,
 } from './identity.ts';
 import { ProblemError } from './problem.ts';
+import { type DigestMemo, withDigestMemo } from './token-digest.ts';
 
 type ChallengeError = Parameters<typeof bearerChallenge>[1];
 
@@ -18,10 +19,24 @@ type ChallengeError = Parameters<typeof bearerChallenge>[1];
 type Verification = ReturnType<typeof verifyToken>;
 const verifications = new WeakMap<FastifyRequest, { token: string; result: Verification }>();
 
+/** Each connection's last token and its digests (token-digest.ts). */
+const connectionDigests = new WeakMap<object, DigestMemo>();
+
+function digestMemo(request: FastifyRequest, token: string): DigestMemo {
+  const connection = request.raw.socket;
+  if (!connection) return { token };
+  const known = connectionDigests.get(connection);
+  if (known?.token === token) return known;
+  const memo = { token };
+  connectionDigests.set(connection, memo);
+  return memo;
+}
+
 function verifyOnce(request: FastifyRequest, verifiers: readonly CredentialVerifier[], token: string) {
   const known = verifications.get(request);
   if (known?.token === token) return known.result;
-  const entry = { token, result: verifyToken(verifiers, token) };
+  const result = withDigestMemo(digestMemo(request, token), () => verifyToken(verifiers, token));
+  const entry = { token, result };
   verifications.set(request, entry);
   // Once settled, the handler's second look gets the answer itself rather than the promise.
   if (entry.result instanceof Promise)

@@ -2,6 +2,7 @@
 import { hash } from 'node:crypto';
 import type { CredentialVerifier, Principal } from '../../shared/identity.ts';
 import { randomId } from '../../shared/random-id.ts';
+import { tokenDigest } from '../../shared/token-digest.ts';
 import type { AccountViews } from '../account-views.ts';
 import type { CredentialCache } from '../credential-cache.ts';
 import type { OfficeMembersRepo } from '../offices/office-members-repo.ts';
@@ -161,7 +162,7 @@ export class ApiKeyService {
       verify: (token) => {
         if (!token.startsWith(prefix)) return null;
         const at = this.now();
-        const tokenHash = hashApiKey(token);
+        const tokenHash = tokenDigest(token, 'hex');
         const cacheKey = `key:${tokenHash}`;
         // A remembered key was well formed when it was loaded, and its hash is the token's: no checksum
         // to redo, and no promise unless last_used_at is due.

@@ -1,8 +1,8 @@
 // Verifies OAuth access tokens for one of our resource servers by reading the authorization server's
 // store through the credential cache: a revoked token fails on the very next request on this replica,
 // and on every other within the cache's revocation check.
-import { hash } from 'node:crypto';
 import type { CredentialVerifier, Verification } from '../../shared/identity.ts';
+import { tokenDigest } from '../../shared/token-digest.ts';
 import type { AccountViews } from '../account-views.ts';
 import type { CredentialCache, Loaded } from '../credential-cache.ts';
 import { accountPrincipal } from '../principals.ts';
@@ -50,7 +50,7 @@ export function accessTokenVerifier(
       // API keys have their own verifier; opaque access tokens are 43 base64url characters.
       if (token.startsWith('col_') || token.length > 128) return null;
       // Keyed by a hash (never the token) and by the guarded resource, whose answer it is.
-      const key = `${keyPrefix}${hash('sha256', token, 'base64url')}`;
+      const key = `${keyPrefix}${tokenDigest(token, 'base64url')}`;
       // Remembered: answered now, with no promise.
       const known = cache.peek<Exclude<Verification, null>>(key);
       if (known) return known;
