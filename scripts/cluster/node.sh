@@ -242,16 +242,18 @@ start_cluster_dns() {
 # mounts under the state dir, pod network namespaces, the bridge and kube-proxy's rules.
 cleanup_real_node() {
   [ -d "$NODE_DIR" ] || return 0
-  local pid m
+  local pid m f
   # Shims outlive containerd by design; their containers go with them.
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $CONTAINERD_SOCK" 2>/dev/null); do
     kill -KILL "$pid" 2>/dev/null || true
   done
-  while IFS= read -r pid; do
-    kill -KILL "$pid" 2>/dev/null || true
-  done < <(for f in "$NODE_DIR"/containerd/state/io.containerd.runtime.v2.task/k8s.io/*/init.pid; do
-    [ -f "$f" ] && cat "$f"
-  done)
+  # One kill per file: init.pid holds a number with no newline, so read line by line the pids ran
+  # together into one and none was killed (the pods still running at teardown outlived it).
+  for f in "$NODE_DIR"/containerd/state/io.containerd.runtime.v2.task/k8s.io/*/init.pid; do
+    [ -f "$f" ] || continue
+    pid="$(cat "$f")"
+    [[ "$pid" =~ ^[0-9]+$ ]] && kill -KILL "$pid" 2>/dev/null || true
+  done
   # Unmount deepest first; lazily, so a busy mount cannot stop the teardown.
   while IFS= read -r m; do
     umount -l "$m" 2>/dev/null || true
