@@ -75,7 +75,7 @@ export class OneLinePerRequest extends LogController {
   ): void {
     if (this.isLogDisabled(request)) return;
     if (error) {
-      reply.log.error({ ...this.line(request, reply), err: error }, 'request errored');
+      reply.log.error({ ...this.labelled(this.fields(request, reply)), err: error }, 'request errored');
       return;
     }
     // The route's level decides, before the line is built: below info it costs nothing. A request
@@ -83,7 +83,7 @@ export class OneLinePerRequest extends LogController {
     if (!infoEnabled(reply.log)) return;
     const fields = this.fields(request, reply);
     if (this.lines) this.lines.queue(this.format(fields, Date.now()));
-    else request.server.log.info(this.line(request, reply), 'request completed');
+    else request.server.log.info(this.labelled(fields), 'request completed');
   }
 
   private fields(request: FastifyRequest, reply: FastifyReply): RequestLineFields {
@@ -99,8 +99,7 @@ export class OneLinePerRequest extends LogController {
   }
 
   /** The fields under the configured request-id label, for a line that goes through pino. */
-  private line(request: FastifyRequest, reply: FastifyReply) {
-    const { requestId, ...rest } = this.fields(request, reply);
+  private labelled({ requestId, ...rest }: RequestLineFields) {
     return { [this.requestIdLogLabel]: requestId, ...rest };
   }
 }

@@ -56,7 +56,7 @@ export function registerMeRoute(fastify: FastifyInstance, opts: MeRouteOptions):
 
   // The principal, the account view and the usage summary are each remembered objects that are replaced
   // when what they say changes (a revocation or membership change flushes the first two), so an answer
-  // built from the same three is still the right one: built and encoded once, not at every request.
+  // built from the same three is still the right one: built and serialised once, not at every request.
   const built = new WeakMap<
     Principal,
     { view: AccountView | undefined; usage: Usage | undefined; body: MeBody }
