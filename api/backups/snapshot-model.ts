@@ -1,5 +1,4 @@
 // Pure: snapshot ids, the initial part report, response shapes, list cursors and schedule times.
-
 import { randomHex } from '../shared/random-id.ts';
 import type { RestoreReport, SnapshotParts } from './schemas.ts';
 import type { RestoreRecord, ScheduleRecord, SnapshotRecord } from './snapshots-repo.ts';

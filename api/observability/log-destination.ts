@@ -23,9 +23,9 @@ const BATCH_CHARS = 16 * 1024;
  * machine whatever its size, 40–100 µs of it on the event loop in the call itself. pino's writer
  * issues one per line whenever the previous write has finished, which at low concurrency is every
  * line, and its own batching (minLength) re-measures the whole pending buffer on every line. So
- * request lines wait here, as an array, and go to the writer as one string when BATCH_DELAY_MS has passed or
- * BATCH_CHARS have gathered. Nothing is ever dropped: the queue is unbounded, drain() hands it over,
- * and the process's exit writes what is left.
+ * request lines wait here, as an array, and go to the writer as one string when BATCH_DELAY_MS has
+ * passed or BATCH_CHARS have gathered. Nothing is ever dropped: the queue is unbounded, drain()
+ * hands it over, and the process's exit writes what is left.
  */
 export class BatchedLines {
   private readonly writer: LineWriter;

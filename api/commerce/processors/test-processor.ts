@@ -1,6 +1,5 @@
 // The built-in test processor for sandbox and local runs: its own small hosted page collects a billing
 // address, assesses tax from it with a fixed table and starts the trial. Nothing is ever charged.
-
 import { randomHex } from '../../shared/random-id.ts';
 import type { BillingHandoffsRepo } from '../billing-handoffs-repo.ts';
 import { firstChargeAt } from '../checkout-terms.ts';

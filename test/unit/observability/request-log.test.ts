@@ -7,11 +7,13 @@ import { lazyChildLoggerFactory } from '../../../api/observability/lazy-child-lo
 import {
   OneLinePerRequest,
   type RequestLineFields,
+  type RequestLineQueue,
   requestLineFormatter,
 } from '../../../api/observability/request-log.ts';
 import { loggerOptions } from '../../../api/server.ts';
 
-async function serverLoggingAt(level: string) {
+/** A server at `level` whose pino lines are collected; with `requestLines`, request lines go there instead. */
+async function serverLoggingAt(level: string, requestLines?: RequestLineQueue) {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -25,6 +27,7 @@ async function serverLoggingAt(level: string) {
     logController: new OneLinePerRequest({
       requestIdLogLabel: 'requestId',
       disableRequestLogging: (request) => request.url === '/healthz',
+      requestLines,
     }),
   });
   app.get('/items', async () => ({ ok: true }));
@@ -152,28 +155,7 @@ describe('the request line queued without pino', () => {
 
   it('queues one line per answered request, none below info or on a quiet path; the error line still goes to pino', async () => {
     const queued: string[] = [];
-    const viaPino: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        viaPino.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
-    const app = Fastify({
-      loggerInstance: pino({ level: 'info' }, sink),
-      childLoggerFactory: lazyChildLoggerFactory,
-      logController: new OneLinePerRequest({
-        requestIdLogLabel: 'requestId',
-        disableRequestLogging: (request) => request.url === '/healthz',
-        requestLines: { queue: (line) => queued.push(line) },
-      }),
-    });
-    app.get('/items', async () => ({ ok: true }));
-    app.get('/healthz', async () => ({ ok: true }));
-    app.get('/quiet', { logLevel: 'warn' }, async () => ({ ok: true }));
-    app.get('/boom', async () => {
-      throw new Error('broken');
-    });
+    const { app, lines: viaPino } = await serverLoggingAt('info', { queue: (line) => queued.push(line) });
     for (const url of ['/items?page=2', '/healthz', '/quiet', '/boom']) await app.inject({ url });
     // The failed request has its line too (its status says so), besides Fastify's error line.
     expect(queued.map((l) => JSON.parse(l).statusCode)).toEqual([200, 500]);
