@@ -9,7 +9,7 @@ import type { SkillsListing } from '../public/skills-listing.ts';
 import { type DocSection, searchSections } from './docs-search.ts';
 import type { McpOptions } from './mcp-options.ts';
 import { signalOutage } from './outage-signal.ts';
-import { jsonResult, toolError } from './tool-result.ts';
+import { jsonResult, type ToolResult, toolError } from './tool-result.ts';
 
 export interface PublicToolDeps {
   services: Pick<McpOptions, 'config' | 'prices' | 'probes'>;
@@ -35,6 +35,9 @@ const inputs = {
 
 export function registerPublicTools(server: McpServer, deps: PublicToolDeps): void {
   const { services, docs, skills } = deps;
+  // The price list never changes while the process runs: the whole list is one result, built at its
+  // first call (the SDK copies a result as it validates it, and never writes to it).
+  let fullPricing: ToolResult | undefined;
 
   server.registerTool(
     'get_pricing',
@@ -45,8 +48,12 @@ export function registerPublicTools(server: McpServer, deps: PublicToolDeps): vo
       annotations: readOnly,
     },
     async ({ plan }) => {
+      if (plan === undefined) {
+        fullPricing ??= jsonResult(presentPricing(services.prices));
+        return fullPricing;
+      }
       const pricing = presentPricing(services.prices, plan);
-      if (plan !== undefined && pricing.plans.length === 0) {
+      if (pricing.plans.length === 0) {
         return toolError(`No plan "${plan}". Plans: ${services.prices.plans.map((p) => p.slug).join(', ')}.`);
       }
       return jsonResult(pricing);

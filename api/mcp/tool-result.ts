@@ -7,9 +7,13 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/**
+ * The text is compact JSON: indented, the pricing and a recall were 1.4 times as long, which a model
+ * reads as tokens and every answer carries, for nothing the model needs.
+ */
 export function jsonResult(value: object): ToolResult {
   return {
-    content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+    content: [{ type: 'text', text: JSON.stringify(value) }],
     structuredContent: value as Record<string, unknown>,
   };
 }

@@ -125,6 +125,20 @@ describe.each(storageTargets)('MCP server on $name', (target) => {
     await client.close();
   });
 
+  it('sends the structured result again as compact JSON text, the same at every call', async () => {
+    const client = await connect(s.baseUrl);
+    const first = (await client.callTool({ name: 'get_pricing', arguments: {} })) as Json;
+    const again = (await client.callTool({ name: 'get_pricing', arguments: {} })) as Json;
+    expect(first.content).toEqual([{ type: 'text', text: JSON.stringify(first.structuredContent) }]);
+    expect(again).toEqual(first);
+    // A narrowed list is built per call and leaves the whole one as it was.
+    const slug = first.structuredContent.plans[0].slug;
+    const one = (await client.callTool({ name: 'get_pricing', arguments: { plan: slug } })) as Json;
+    expect(one.structuredContent.plans.map((p: Json) => p.slug)).toEqual([slug]);
+    expect(await client.callTool({ name: 'get_pricing', arguments: {} })).toEqual(first);
+    await client.close();
+  });
+
   it('answers a memory call without a token with 401 and the MCP resource metadata challenge', async () => {
     const res = await rawCall(s.baseUrl, toolCall('cortex_recall', { query: 'anything' }));
     expect(res.status).toBe(401);
