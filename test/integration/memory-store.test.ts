@@ -100,6 +100,13 @@ describe.each(storageTargets)('memory store on $name', (target) => {
       'The zephyr widget failed inspection twice.',
     ]);
     expect(await memory.recall(carol, 'quasar nebula')).toEqual([]);
+    // Every path stops at the limit.
+    const repo = storage.identity.memories;
+    expect(await repo.search(carol, ['widget'], 7)).toHaveLength(7);
+    expect(await repo.search(carol, ['widget', 'inspection'], 9)).toHaveLength(9);
+    expect(await repo.search(carol, ['widget', 'inspection'], 4, 'all')).toHaveLength(4);
+    expect(await repo.search(ada, ['thursday', 'invoice'], 1)).toHaveLength(1);
+    expect(await repo.search(ada, ['thursday', 'invoice'], 2)).toHaveLength(2);
   });
 
   it('survives queries that are operators, quotes or nothing but punctuation', async () => {
