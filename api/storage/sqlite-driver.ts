@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { GroupSync, type SyncFn } from './group-sync.ts';
+import { ReadBatch } from './read-batch.ts';
 import {
   DatabaseUnavailableError,
   type SqlDriver,
@@ -75,6 +76,10 @@ export interface SqliteDriverOptions {
  * node:sqlite is synchronous, so a single statement is atomic in the event loop. A transaction
  * spans awaits, so every statement waits on one lock while a transaction is open.
  *
+ * Reads outside a transaction are queued and run together at the end of the event loop's turn
+ * (read-batch.ts); any other statement first runs the reads asked for before it, so no statement
+ * ever overtakes an earlier one.
+ *
  * Durability: in WAL mode with synchronous=NORMAL a commit writes the WAL without an fsync (SQLite
  * still syncs around checkpoints); the write's promise resolves only after a shared fdatasync of the
  * WAL, on the thread pool, that started after the commit (group commit). So an answer sent after an
@@ -90,6 +95,7 @@ export class SqliteDriver implements SqlDriver {
   private readonly wal: WalFileSync | undefined;
   private readonly checkpointer: { stop(): Promise<void> } | undefined;
   private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
+  private readonly reads = new ReadBatch(() => this.unlocked());
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -136,10 +142,28 @@ export class SqliteDriver implements SqlDriver {
     };
   }
 
+  /**
+   * Resolves when no transaction holds the connection. Waiting for the lock seen at the call is not
+   * enough: a transaction that took the lock meanwhile may have begun by the time that one resolves.
+   */
+  private async unlocked(): Promise<void> {
+    for (let held = this.lock; ; held = this.lock) {
+      await held;
+      if (held === this.lock) return;
+    }
+  }
+
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    await this.lock;
+    if (isRead(sql)) {
+      return this.reads.queue(() => {
+        this.durable?.check();
+        return this.run<T>(sql, params);
+      });
+    }
+    await this.unlocked();
+    this.reads.runNow();
     this.durable?.check();
-    if (!this.durable || isRead(sql)) return this.run<T>(sql, params);
+    if (!this.durable) return this.run<T>(sql, params);
     const before = this.changes();
     const rows = this.run<T>(sql, params);
     await this.durableAfter(before);
@@ -153,6 +177,7 @@ export class SqliteDriver implements SqlDriver {
       release = resolve;
     });
     await previous;
+    this.reads.runNow();
     let result: T;
     let before = 0;
     try {
@@ -179,6 +204,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    await this.reads.settled();
     await this.lock;
     await this.durable?.settled();
     await this.checkpointer?.stop();

@@ -1,7 +1,7 @@
 // Measures what idle replicas' background timers ask of the shared database in a minute, at the
 // shipped defaults: the job runner's idle look on every replica, and the cluster-wide pollers (task
 // scheduler, checkout sweeper) only on the replica the poller gate opens, moving when the leader does.
-// Simulated time (fake timers over the synchronous SQLite driver) keeps it exact.
+// Simulated time (fake timers, the driver's end-of-turn reads run as microtasks) keeps it exact.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { counting } from '../support/counting-driver.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  vi.unstubAllGlobals();
   vi.useRealTimers();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -40,6 +41,10 @@ describe('background pollers', () => {
     const tallies: Map<string, number>[] = [];
     const gates = [new PollerGate(true), new PollerGate(false), new PollerGate(false)];
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    // The driver runs reads at the end of a turn of the event loop (setImmediate). Simulated time
+    // has no turns: each poller's tick must finish at the instant its timer fired, as it does in
+    // real time within a millisecond, or every tick would push the next one later.
+    vi.stubGlobal('setImmediate', (run: () => void) => queueMicrotask(run));
     for (const pollerGate of gates) {
       const tally = new Map<string, number>();
       tallies.push(tally);
