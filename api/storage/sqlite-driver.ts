@@ -95,7 +95,8 @@ export class SqliteDriver implements SqlDriver {
   private readonly wal: WalFileSync | undefined;
   private readonly checkpointer: { stop(): Promise<void> } | undefined;
   private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
-  private readonly reads = new ReadBatch(() => this.unlocked());
+  /** Reads wait for the lock as it is when their turn ends: the last transaction asked for. */
+  private readonly reads = new ReadBatch(() => this.lock);
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -142,17 +143,6 @@ export class SqliteDriver implements SqlDriver {
     };
   }
 
-  /**
-   * Resolves when no transaction holds the connection. Waiting for the lock seen at the call is not
-   * enough: a transaction that took the lock meanwhile may have begun by the time that one resolves.
-   */
-  private async unlocked(): Promise<void> {
-    for (let held = this.lock; ; held = this.lock) {
-      await held;
-      if (held === this.lock) return;
-    }
-  }
-
   async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     if (isRead(sql)) {
       return this.reads.queue(() => {
@@ -160,7 +150,7 @@ export class SqliteDriver implements SqlDriver {
         return this.run<T>(sql, params);
       });
     }
-    await this.unlocked();
+    await this.lock;
     this.reads.runNow();
     this.durable?.check();
     if (!this.durable) return this.run<T>(sql, params);

@@ -118,6 +118,21 @@ describe('SqliteDriver statement order with batched reads', () => {
       expect(seen).toBe(0);
     }));
 
+  it('never runs a write inside a transaction asked for just before it', () =>
+    withTable(async (db) => {
+      // The transaction takes the lock when asked; the write asked for next waits for it to end
+      // (with the reads it runs first), rather than running inside it and being rolled back with it.
+      const tx = db.transaction(async (t) => {
+        await t.query('INSERT INTO t (x) VALUES (1)');
+        await nextTurn();
+        throw new Error('rolled back');
+      });
+      const write = db.query('INSERT INTO t (x) VALUES (2)');
+      await expect(tx).rejects.toThrow('rolled back');
+      await write;
+      expect(await db.query('SELECT x FROM t')).toEqual([{ x: 2 }]);
+    }));
+
   it('finishes queued reads before it closes', async () => {
     const db = new SqliteDriver(':memory:');
     const read = db.query<{ one: number }>('SELECT 1 AS one');
