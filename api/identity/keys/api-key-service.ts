@@ -1,5 +1,4 @@
 // Creating, listing, revoking and verifying API keys; knows nothing of HTTP.
-import { hash } from 'node:crypto';
 import type { CredentialVerifier, Principal } from '../../shared/identity.ts';
 import { randomId } from '../../shared/random-id.ts';
 import { tokenDigest } from '../../shared/token-digest.ts';
@@ -15,8 +14,11 @@ export const MAX_ACTIVE_KEYS = 100;
 /** last_used_at is written at most once a minute per key, so a busy key costs no write per request. */
 const TOUCH_EVERY_MS = 60_000;
 
-// One-shot hash: every request with a key hashes it, and the object API costs more than the digest.
-export const hashApiKey = (token: string) => hash('sha256', token, 'hex');
+/**
+ * What a key is stored under and looked up by: its SHA-256 in hex. A request's verification takes it
+ * from the connection's memo (token-digest.ts) when the connection sent the same key before.
+ */
+export const hashApiKey = (token: string) => tokenDigest(token, 'hex');
 
 export interface NewApiKey {
   name: string;
@@ -162,7 +164,7 @@ export class ApiKeyService {
       verify: (token) => {
         if (!token.startsWith(prefix)) return null;
         const at = this.now();
-        const tokenHash = tokenDigest(token, 'hex');
+        const tokenHash = hashApiKey(token);
         const cacheKey = `key:${tokenHash}`;
         // A remembered key was well formed when it was loaded, and its hash is the token's: no checksum
         // to redo, and no promise unless last_used_at is due.
