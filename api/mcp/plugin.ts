@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { isJsonContentType } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findResourceServer } from '../identity/oauth/resources.ts';
-import { principalNow, requireScope } from '../shared/authenticate.ts';
+import { principalNow, requireScope, verifyingStep } from '../shared/authenticate.ts';
 import { bearerChallenge } from '../shared/bearer.ts';
 import { allowBrowsers, requestOriginAllowed } from '../shared/browser-access.ts';
 import { allowListed } from '../shared/cors-answer.ts';
@@ -105,17 +105,7 @@ export async function mcpPlugin(app: FastifyInstance, services: McpOptions): Pro
     url: MCP_PATH,
     // A token that is sent but bad is refused before the body is read; whether one is needed at all
     // depends on the tools the body calls, which admit() decides once it is parsed.
-    onRequest: (request, _reply, done) => {
-      let principal: ReturnType<typeof principalNow>;
-      try {
-        principal = principalNow(request, baseUrl, services.verifiers, metadataUrl);
-      } catch (err) {
-        done(err as Error);
-        return;
-      }
-      if (principal instanceof Promise) principal.then(() => done(), done);
-      else done();
-    },
+    onRequest: verifyingStep((request) => principalNow(request, baseUrl, services.verifiers, metadataUrl)),
     handler: async (request, reply) => {
       const principal = await admit(request);
       const token = request.headers.authorization?.replace(/^Bearer +/i, '') ?? '';

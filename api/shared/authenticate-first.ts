@@ -1,7 +1,7 @@
 // Protected routes authenticate before anything looks at the request: a caller without a valid token gets
 // the 401 challenge, never a validation error that tells it what the body, params or query should be.
-import type { onRequestHookHandler, onRouteHookHandler, RouteOptions } from 'fastify';
-import { authenticateNow } from './authenticate.ts';
+import type { onRouteHookHandler, RouteOptions } from 'fastify';
+import { authenticateNow, verifyingStep } from './authenticate.ts';
 import type { CredentialVerifier } from './identity.ts';
 
 /** A route is protected when its OpenAPI security demands a bearer token, with no anonymous alternative. */
@@ -24,17 +24,7 @@ export function authenticateFirst(auth: {
   baseUrl: string;
   verifiers: readonly CredentialVerifier[];
 }): onRouteHookHandler {
-  const step: onRequestHookHandler = (request, _reply, done) => {
-    let principal: ReturnType<typeof authenticateNow>;
-    try {
-      principal = authenticateNow(request, auth.baseUrl, auth.verifiers);
-    } catch (err) {
-      done(err as Error);
-      return;
-    }
-    if (principal instanceof Promise) principal.then(() => done(), done);
-    else done();
-  };
+  const step = verifyingStep((request) => authenticateNow(request, auth.baseUrl, auth.verifiers));
   return (route) => {
     if (!requiresBearer(route.schema)) return;
     route.onRequest = [...[route.onRequest ?? []].flat(), step];

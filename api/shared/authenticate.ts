@@ -1,5 +1,5 @@
 // Resolves the bearer token of a request to a principal, or refuses with an RFC 6750 challenge.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { bearerChallenge, hasQueryToken, readBearer } from './bearer.ts';
 import {
   type CredentialVerifier,
@@ -123,6 +123,25 @@ export function authenticateNow(
   return principal instanceof Promise
     ? principal.then((p) => required(p, baseUrl, metadataUrl))
     : required(principal, baseUrl, metadataUrl);
+}
+
+/**
+ * An onRequest step that verifies the request's token with `verify` (principalNow or
+ * authenticateNow) and lets the request go on at once when it answered now, or when its promise
+ * settles; a refusal ends the request. A callback hook: a cached verification makes no promise.
+ */
+export function verifyingStep(verify: (request: FastifyRequest) => unknown): onRequestHookHandler {
+  return (request, _reply, done) => {
+    let verified: unknown;
+    try {
+      verified = verify(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (verified instanceof Promise) verified.then(() => done(), done);
+    else done();
+  };
 }
 
 export async function authenticate(
