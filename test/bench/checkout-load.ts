@@ -58,7 +58,7 @@ export function medians(runs: readonly Figures[]): Figures {
   };
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+export const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export const CREATE_BODY = JSON.stringify({
   line_items: [{ item: { id: 'plan_pro_monthly' } }, { item: { id: 'addon_backups' } }],
