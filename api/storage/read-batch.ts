@@ -8,11 +8,11 @@
 export class ReadBatch {
   private queued: (() => void)[] = [];
   private scheduled: Promise<void> | undefined;
-  /** Resolves when no transaction is open, so that the reads see only committed rows. */
-  private readonly unlocked: () => Promise<void>;
+  /** The transaction open on the connection, if any: reads must see only committed rows. */
+  private readonly openTransaction: () => Promise<void> | undefined;
 
-  constructor(unlocked: () => Promise<void>) {
-    this.unlocked = unlocked;
+  constructor(openTransaction: () => Promise<void> | undefined) {
+    this.openTransaction = openTransaction;
   }
 
   /** Runs `read` with every other read queued this turn; settles with its own outcome. */
@@ -46,7 +46,8 @@ export class ReadBatch {
 
   private async runAfterTurn(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.unlocked();
+    // Another transaction may open as one closes; it runs the reads queued before its BEGIN itself.
+    for (let open = this.openTransaction(); open; open = this.openTransaction()) await open;
     // Synchronous from here: no transaction can begin before the reads have run.
     this.scheduled = undefined;
     this.runNow();

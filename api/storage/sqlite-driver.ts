@@ -13,6 +13,7 @@ import {
   type SqlValue,
   UniqueViolationError,
 } from './sql-driver.ts';
+import type { CheckpointerData, CheckpointerMessage, DriverMessage } from './sqlite-checkpointer.ts';
 import { type WalFileSync, walFileSync } from './wal-file-sync.ts';
 
 // SQLITE_BUSY and SQLITE_LOCKED (primary result codes): another writer held the file past busy_timeout.
@@ -44,24 +45,53 @@ function toInput(v: SqlValue): SQLInputValue {
 // commit, and must not be answered before it is on disk. An idle poller's UPDATE of nothing never waits.
 const isRead = (sql: string): boolean => /^\s*SELECT\b/i.test(sql);
 
-// Checkpoints run on a worker thread; the event loop checkpoints only as a backstop, when the WAL has
-// grown to this many pages because the worker never caught up at a moment the writer could restart it.
+// Checkpoints run on a worker thread (sqlite-checkpointer.ts). At RESTART_FRAMES frames in the WAL
+// (16 MiB of 4 KiB pages) it asks for a pass with the writes held back, after which the WAL starts
+// over. The event loop checkpoints only as a backstop, at BACKSTOP_PAGES, if that never happens
+// (the worker gone): a checkpoint inside a COMMIT copies pages and fsyncs the file on the event loop.
 const BACKSTOP_PAGES = 10_000;
+const RESTART_FRAMES = 4_000;
 const CHECKPOINT_INTERVAL_MS = 100;
 
-function startCheckpointer(file: string): { stop(): Promise<void> } {
-  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
-    workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS },
+interface Checkpointer {
+  /** Runs a pass on the worker; resolves when it has run, or at once if the worker is gone. */
+  checkpointNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function startCheckpointer(file: string, onQuietWanted: () => void): Checkpointer {
+  const data: CheckpointerData = { file, intervalMs: CHECKPOINT_INTERVAL_MS, restartFrames: RESTART_FRAMES };
+  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), { workerData: data });
+  const exited = once(worker, 'exit').then(() => undefined);
+  let answered: (() => void) | undefined;
+  worker.on('message', (message: CheckpointerMessage) => {
+    if (message === 'quiet') onQuietWanted();
+    else {
+      answered?.();
+      answered = undefined;
+    }
   });
-  const exited = once(worker, 'exit');
   // A dead checkpointer costs speed, not data: the backstop keeps the WAL bounded.
   worker.on('error', () => {});
   worker.unref();
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
   return {
+    checkpointNow() {
+      if (gone) return Promise.resolve();
+      const { promise, resolve } = Promise.withResolvers<void>();
+      answered = resolve;
+      // Referenced while writes wait for the answer: a close() waiting behind them must see it come.
+      worker.ref();
+      worker.postMessage('checkpoint' satisfies DriverMessage);
+      return Promise.race([promise, exited]).finally(() => worker.unref());
+    },
     async stop() {
       // Unreferenced while it works, so it never keeps a process alive; waited for here, so it must be.
       worker.ref();
-      worker.postMessage('close');
+      worker.postMessage('close' satisfies DriverMessage);
       await exited;
     },
   };
@@ -93,10 +123,17 @@ export class SqliteDriver implements SqlDriver {
   /** Absent for databases with no WAL (':memory:'), whose commits have nothing to wait for. */
   private readonly durable: GroupSync | undefined;
   private readonly wal: WalFileSync | undefined;
-  private readonly checkpointer: { stop(): Promise<void> } | undefined;
+  private readonly checkpointer: Checkpointer | undefined;
+  private quietPasses = 0;
+  /** Set from BEGIN to COMMIT or ROLLBACK: reads never run inside a transaction. */
+  private openTransaction: Promise<void> | undefined;
   private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
-  /** Reads wait for the lock as it is when their turn ends: the last transaction asked for. */
-  private readonly reads = new ReadBatch(() => this.lock);
+  /**
+   * Reads wait only for a transaction that is open. One queued behind it runs the waiting reads
+   * before its BEGIN, and a quiet checkpoint (which holds the lock but opens no transaction) holds
+   * back writes alone.
+   */
+  private readonly reads = new ReadBatch(() => this.openTransaction);
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -106,7 +143,7 @@ export class SqliteDriver implements SqlDriver {
     // Without a WAL (in memory, or a file system that refuses one) SQLite's own FULL sync stays.
     if (mode?.journal_mode !== 'wal') return;
     this.db.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    this.checkpointer = startCheckpointer(file);
+    this.checkpointer = startCheckpointer(file, () => void this.quietCheckpoint());
     if (!options.sync) this.wal = walFileSync(file);
     this.durable = new GroupSync(options.sync ?? (this.wal as WalFileSync).sync);
   }
@@ -170,6 +207,10 @@ export class SqliteDriver implements SqlDriver {
     this.reads.runNow();
     let result: T;
     let before = 0;
+    let closeTransaction!: () => void;
+    this.openTransaction = new Promise<void>((resolve) => {
+      closeTransaction = resolve;
+    });
     try {
       this.durable?.check();
       try {
@@ -186,11 +227,37 @@ export class SqliteDriver implements SqlDriver {
         throw err;
       }
     } finally {
+      this.openTransaction = undefined;
+      closeTransaction();
       release();
     }
     // The lock is already free: the next transactions commit while this one waits for its sync.
     await this.durableAfter(before);
     return result;
+  }
+
+  /** Passes the checkpointer ran with the writes held back (the WAL started over after each). */
+  get quietCheckpoints(): number {
+    return this.quietPasses;
+  }
+
+  /**
+   * Takes the next place in the lock, as a transaction would, so no write runs while the worker's pass
+   * copies the whole WAL; the next commit then starts it over. Reads are not held back.
+   */
+  private async quietCheckpoint(): Promise<void> {
+    const previous = this.lock;
+    let release!: () => void;
+    this.lock = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    try {
+      await this.checkpointer?.checkpointNow();
+      this.quietPasses += 1;
+    } finally {
+      release();
+    }
   }
 
   async close(): Promise<void> {

@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { ReadBatch } from '../../../api/storage/read-batch.ts';
 import { SqliteDriver } from '../../../api/storage/sqlite-driver.ts';
 
-const open = async () => Promise.resolve();
+const noTransaction = () => undefined;
 
 describe('ReadBatch', () => {
   it('runs the reads of one turn together after it, in the order they were asked for', async () => {
     const ran: number[] = [];
-    const batch = new ReadBatch(open);
+    const batch = new ReadBatch(noTransaction);
     const answers = [1, 2, 3].map((n) => batch.queue(() => ran.push(n) && n * 10));
     await Promise.resolve();
     expect(ran).toEqual([]); // not within the turn that asked
@@ -19,7 +19,7 @@ describe('ReadBatch', () => {
   });
 
   it('settles each read with its own outcome', async () => {
-    const batch = new ReadBatch(open);
+    const batch = new ReadBatch(noTransaction);
     const good = batch.queue(() => 'row');
     const bad = batch.queue(() => {
       throw new Error('no such table');
@@ -30,25 +30,33 @@ describe('ReadBatch', () => {
     expect(await after).toBe('later row');
   });
 
-  it('waits for the connection to be free before running', async () => {
-    let free!: () => void;
-    const busy = new Promise<void>((resolve) => {
-      free = resolve;
-    });
+  it('waits while a transaction is open, and for the next one that opens as it closes', async () => {
+    const transaction = () => {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      return { promise, close: resolve };
+    };
+    const first = transaction();
+    const second = transaction();
+    let open: Promise<void> | undefined = first.promise;
     const ran: string[] = [];
-    const batch = new ReadBatch(() => busy);
+    const batch = new ReadBatch(() => open);
     const read = batch.queue(() => ran.push('read'));
     await nextTurn();
     await nextTurn();
     expect(ran).toEqual([]);
-    free();
+    open = second.promise; // the next transaction began as the first committed
+    first.close();
+    await nextTurn();
+    expect(ran).toEqual([]);
+    open = undefined;
+    second.close();
     await read;
     expect(ran).toEqual(['read']);
   });
 
   it('runs what is queued at once when asked, and settled() waits for a scheduled batch', async () => {
     const ran: string[] = [];
-    const batch = new ReadBatch(open);
+    const batch = new ReadBatch(noTransaction);
     const first = batch.queue(() => ran.push('first'));
     batch.runNow();
     expect(ran).toEqual(['first']);
