@@ -64,7 +64,7 @@ export const CREATE_BODY = JSON.stringify({
   line_items: [{ item: { id: 'plan_pro_monthly' } }, { item: { id: 'addon_backups' } }],
 });
 
-/** The requests the bench drives against Colony and the bare route; `ids` are sessions to read. */
+/** The requests autocannon drives against Colony and the bare route; `ids` are sessions to complete. */
 export function checkoutOps(colonyUrl: string, bareUrl: string, runId: string, ids: readonly string[]) {
   const withNewKey: Setup = (req, n) => ({
     ...req,
@@ -81,11 +81,6 @@ export function checkoutOps(colonyUrl: string, bareUrl: string, runId: string, i
       url: colonyUrl,
       request: { method: 'POST', path: '/checkout_sessions/x/complete', headers: JSON_HEADERS, body: '{}' },
       setup: (req, n) => ({ ...req, path: `/checkout_sessions/${ids[n % ids.length]}/complete` }),
-    },
-    read: {
-      url: colonyUrl,
-      request: { method: 'GET', path: '/checkout_sessions/x' },
-      setup: (req, n) => ({ ...req, path: `/checkout_sessions/${ids[n % ids.length]}` }),
     },
     // The same request as a create, key included, built the same way: the load generator's own work
     // per request (it shares the machine) is then the same for both.
