@@ -54,8 +54,8 @@ const RESTART_FRAMES = 4_000;
 const CHECKPOINT_INTERVAL_MS = 100;
 
 interface Checkpointer {
-  /** Runs a pass on the worker; resolves when it has run, or at once if the worker is gone. */
-  checkpointNow(): Promise<void>;
+  /** Runs a pass on the worker; resolves true when it has run, false if the worker is gone. */
+  checkpointNow(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -63,11 +63,11 @@ function startCheckpointer(file: string, onQuietWanted: () => void): Checkpointe
   const data: CheckpointerData = { file, intervalMs: CHECKPOINT_INTERVAL_MS, restartFrames: RESTART_FRAMES };
   const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), { workerData: data });
   const exited = once(worker, 'exit').then(() => undefined);
-  let answered: (() => void) | undefined;
+  let answered: ((ran: boolean) => void) | undefined;
   worker.on('message', (message: CheckpointerMessage) => {
     if (message === 'quiet') onQuietWanted();
     else {
-      answered?.();
+      answered?.(true);
       answered = undefined;
     }
   });
@@ -80,13 +80,13 @@ function startCheckpointer(file: string, onQuietWanted: () => void): Checkpointe
   });
   return {
     checkpointNow() {
-      if (gone) return Promise.resolve();
-      const { promise, resolve } = Promise.withResolvers<void>();
+      if (gone) return Promise.resolve(false);
+      const { promise, resolve } = Promise.withResolvers<boolean>();
       answered = resolve;
       // Referenced while writes wait for the answer: a close() waiting behind them must see it come.
       worker.ref();
       worker.postMessage('checkpoint' satisfies DriverMessage);
-      return Promise.race([promise, exited]).finally(() => worker.unref());
+      return Promise.race([promise, exited.then(() => false)]).finally(() => worker.unref());
     },
     async stop() {
       // Unreferenced while it works, so it never keeps a process alive; waited for here, so it must be.
@@ -197,20 +197,25 @@ export class SqliteDriver implements SqlDriver {
     return rows;
   }
 
+  /**
+   * Takes the next place in the lock: `turn` resolves when every holder before it is done, and the
+   * place is held until `release()`; `held` is the promise later holders wait on.
+   */
+  private nextInLine(): { turn: Promise<void>; held: Promise<void>; release: () => void } {
+    const turn = this.lock;
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    this.lock = held;
+    return { turn, held, release };
+  }
+
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const previous = this.lock;
-    let release!: () => void;
-    this.lock = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
+    const { turn, held, release } = this.nextInLine();
+    await turn;
     this.reads.runNow();
     let result: T;
     let before = 0;
-    let closeTransaction!: () => void;
-    this.openTransaction = new Promise<void>((resolve) => {
-      closeTransaction = resolve;
-    });
+    // Open until the place is released: reads wait on the same promise as the next holder.
+    this.openTransaction = held;
     try {
       this.durable?.check();
       try {
@@ -228,7 +233,6 @@ export class SqliteDriver implements SqlDriver {
       }
     } finally {
       this.openTransaction = undefined;
-      closeTransaction();
       release();
     }
     // The lock is already free: the next transactions commit while this one waits for its sync.
@@ -246,15 +250,10 @@ export class SqliteDriver implements SqlDriver {
    * copies the whole WAL; the next commit then starts it over. Reads are not held back.
    */
   private async quietCheckpoint(): Promise<void> {
-    const previous = this.lock;
-    let release!: () => void;
-    this.lock = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
+    const { turn, release } = this.nextInLine();
+    await turn;
     try {
-      await this.checkpointer?.checkpointNow();
-      this.quietPasses += 1;
+      if (await this.checkpointer?.checkpointNow()) this.quietPasses += 1;
     } finally {
       release();
     }
