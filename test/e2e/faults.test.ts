@@ -294,8 +294,16 @@ describe.skipIf(!real)('faults on real pods (the local simulated mode cannot sho
         },
         { timeoutMs: 120_000 },
       );
-      const readyz = await fetch(`${colony.apiUrl}/readyz`);
-      expect(readyz.status).toBe(200);
+      // The port-forward streams through the kubelet that was just restarted: kubectl exits with it
+      // and is started again, so the first connection may find the local port not yet listening.
+      await eventually(
+        'the API answers through a new port-forward',
+        async () => {
+          const readyz = await fetch(`${colony.apiUrl}/readyz`, { signal: AbortSignal.timeout(3000) });
+          expect(readyz.status).toBe(200);
+        },
+        { timeoutMs: 60_000 },
+      );
       // A new container after the restart: the third agent's rollout.
       await toggle('anthropic', 'a3', true);
       await eventually(
