@@ -133,6 +133,7 @@ export const envSchema = z.object({
   COLONY_ALLOWED_ORIGINS: allowedOrigins.default([]),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   COLONY_DATABASE_POOL_SIZE: positiveInt.max(1000).default(10),
+  COLONY_DATABASE_PREPARED_STATEMENTS: booleanish.default(true),
   COLONY_DATA_DIR: z.string().min(1).default('./data'),
   COLONY_BACKUPS_SWEEP_SECONDS: z.coerce.number().int().min(0).default(300),
   COLONY_BACKUPS_DIR: z.string().min(1).optional(),
@@ -236,7 +237,9 @@ export interface Config {
   allowedOrigins: readonly string[];
   environment: 'production' | 'sandbox';
   /** PostgreSQL: `maxConnections` is this replica's pool; every replica opens its own. */
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; maxConnections: number };
+  database:
+    | { kind: 'sqlite'; file: string }
+    | { kind: 'postgres'; url: string; maxConnections: number; preparedStatements: boolean };
   dataDir: string;
   /**
    * Backups (api/backups): how often the schedule sweep runs (0 turns scheduled snapshots off), and
@@ -394,7 +397,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: [...new Set([new URL(baseUrl).origin, ...e.COLONY_ALLOWED_ORIGINS])],
     environment: e.COLONY_ENVIRONMENT,
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, maxConnections: e.COLONY_DATABASE_POOL_SIZE }
+      ? {
+          kind: 'postgres',
+          url: e.DATABASE_URL,
+          maxConnections: e.COLONY_DATABASE_POOL_SIZE,
+          preparedStatements: e.COLONY_DATABASE_PREPARED_STATEMENTS,
+        }
       : { kind: 'sqlite', file: `${e.COLONY_DATA_DIR.replace(/\/+$/, '')}/colony.db` },
     dataDir: e.COLONY_DATA_DIR,
     backups: {

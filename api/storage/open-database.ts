@@ -14,6 +14,8 @@ export type StorageTarget =
       maxConnections?: number;
       /** How long a query waits for a connection; the driver's default (5 s) unless a test shortens it. */
       connectTimeoutMs?: number;
+      /** Named statements prepared per connection (postgres-driver.ts); on unless set false. */
+      preparedStatements?: boolean;
     };
 
 /** What every opened database offers besides its repositories. */
@@ -37,6 +39,7 @@ function openDriver(target: StorageTarget): SqlDriver {
     ...(target.schema ? { schema: target.schema } : {}),
     ...(target.maxConnections ? { maxConnections: target.maxConnections } : {}),
     ...(target.connectTimeoutMs ? { connectTimeoutMs: target.connectTimeoutMs } : {}),
+    ...(target.preparedStatements === undefined ? {} : { preparedStatements: target.preparedStatements }),
   });
 }
 

@@ -7,6 +7,7 @@ import {
   type SqlDriver,
   type SqlExecutor,
   type SqlValue,
+  type Statement,
   UniqueViolationError,
 } from './sql-driver.ts';
 
@@ -58,6 +59,12 @@ export interface PostgresDriverOptions {
   maxConnections?: number;
   /** How long a query may wait for a connection (a new one, or a free one of the pool) before failing. */
   connectTimeoutMs?: number;
+  /**
+   * Whether named statements (sql-driver.ts) are prepared on each connection (the default). Off, they
+   * are sent like any other: for a pooler that cannot track prepared statements (PgBouncer before
+   * 1.21 in transaction mode, or with max_prepared_statements = 0).
+   */
+  preparedStatements?: boolean;
 }
 
 // A database that is down, unreachable or saturated fails a request within this, instead of hanging it.
@@ -69,8 +76,10 @@ export class PostgresDriver implements SqlDriver {
   /** What the pool's connections use, for the LISTEN connections too. */
   private readonly client: pg.ClientConfig;
   private readonly listening = new Set<Listening>();
+  private readonly prepare: boolean;
 
   constructor(opts: PostgresDriverOptions) {
+    this.prepare = opts.preparedStatements ?? true;
     this.client = {
       connectionString: opts.url,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
@@ -94,9 +103,16 @@ export class PostgresDriver implements SqlDriver {
     return handle;
   }
 
-  async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  /** What node-postgres is given: a named statement's name makes it prepare the text once per connection. */
+  private config(sql: Statement, params: readonly SqlValue[]): pg.QueryConfig {
+    const values = params as unknown[];
+    if (typeof sql === 'string') return { text: sql, values };
+    return this.prepare ? { name: sql.name, text: sql.text, values } : { text: sql.text, values };
+  }
+
+  async query<T = Record<string, unknown>>(sql: Statement, params: readonly SqlValue[] = []): Promise<T[]> {
     try {
-      const res = await this.pool.query(sql, params as unknown[]);
+      const res = await this.pool.query(this.config(sql, params));
       return res.rows as T[];
     } catch (err) {
       throw translate(err);
@@ -109,9 +125,9 @@ export class PostgresDriver implements SqlDriver {
     });
     const tx: SqlExecutor = {
       dialect: 'postgres',
-      query: async <R>(sql: string, params: readonly SqlValue[] = []) => {
+      query: async <R>(sql: Statement, params: readonly SqlValue[] = []) => {
         try {
-          return (await client.query(sql, params as unknown[])).rows as R[];
+          return (await client.query(this.config(sql, params))).rows as R[];
         } catch (err) {
           throw translate(err);
         }

@@ -3,10 +3,26 @@
 export type Dialect = 'sqlite' | 'postgres';
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
+/**
+ * A hot statement with a name of its own: PostgreSQL parses and plans it once per connection
+ * (a named prepared statement) instead of on every execution. SQLite caches every statement anyway.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A statement's text, or a named one's. */
+export type Statement = string | NamedStatement;
+
+export const named = (name: string, text: string): NamedStatement => ({ name, text });
+
+export const statementText = (sql: Statement): string => (typeof sql === 'string' ? sql : sql.text);
+
 export interface SqlExecutor {
   readonly dialect: Dialect;
   /** Runs one statement with `$1, $2 …` placeholders and returns its rows. */
-  query<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: Statement, params?: readonly SqlValue[]): Promise<T[]>;
 }
 
 export interface Listening {

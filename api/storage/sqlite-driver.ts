@@ -11,6 +11,8 @@ import {
   type SqlDriver,
   type SqlExecutor,
   type SqlValue,
+  type Statement,
+  statementText,
   UniqueViolationError,
 } from './sql-driver.ts';
 import type { CheckpointerData, CheckpointerMessage, DriverMessage } from './sqlite-checkpointer.ts';
@@ -176,11 +178,16 @@ export class SqliteDriver implements SqlDriver {
   private executor(): SqlExecutor {
     return {
       dialect: 'sqlite',
-      query: async <T>(sql: string, params: readonly SqlValue[] = []) => this.run<T>(sql, params),
+      query: async <T>(sql: Statement, params: readonly SqlValue[] = []) =>
+        this.run<T>(statementText(sql), params),
     };
   }
 
-  async query<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  async query<T = Record<string, unknown>>(
+    statement: Statement,
+    params: readonly SqlValue[] = [],
+  ): Promise<T[]> {
+    const sql = statementText(statement);
     if (isRead(sql)) {
       return this.reads.queue(() => {
         this.durable?.check();

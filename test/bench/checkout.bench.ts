@@ -1,7 +1,8 @@
 // Issue 19 benchmark: ACP create with an Idempotency-Key on SQLite and PostgreSQL, against a bare
 // Fastify route doing one INSERT into the same database through the same driver (same durability),
 // same run; how it grows from 1 to 64 connections and from 10k to 1M rows; and reads during writes.
-// BENCH_CHECKOUT_ROWS (default 1,000,000) is the large row count.
+// BENCH_CHECKOUT_ROWS (default 1,000,000) is the large row count; BENCH_CHECKOUT_DATABASES (default
+// "sqlite,postgres") names the databases to measure.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -244,7 +245,9 @@ export async function benchCheckout(opts: Options): Promise<GoalRow[]> {
     `\n## ACP checkout (${opts.connections} connections unless said, ${opts.rounds} x ${opts.seconds}s per target, alternating, medians)\n`,
   );
   console.log(formatRow(['database', 'target', 'req/s', 'p50 ms', 'p99 ms', 'ratio'], WIDTHS));
-  const rows = await benchDatabase('sqlite', 'sqlite', opts);
+  const databases = (process.env.BENCH_CHECKOUT_DATABASES ?? 'sqlite,postgres').split(',');
+  const rows = databases.includes('sqlite') ? await benchDatabase('sqlite', 'sqlite', opts) : [];
+  if (!databases.includes('postgres')) return rows;
   const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) {
     console.log('postgres   skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL');

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations, storageRepositories } from '../../api/app-storage.ts';
 import { type ClaimedInsert, claimedInsertBatcher } from '../../api/commerce/batched-session-inserts.ts';
-import { openDatabase } from '../../api/storage/open-database.ts';
+import { openDatabase, type StorageTarget } from '../../api/storage/open-database.ts';
+import { PostgresDriver } from '../../api/storage/postgres-driver.ts';
 import type { SqlDriver } from '../../api/storage/sql-driver.ts';
 import { postgresTarget } from '../support/storage-targets.ts';
 
@@ -15,9 +16,11 @@ const row = (id: string, key: string): ClaimedInsert => ({
 
 describe('batched checkout creates on PostgreSQL', () => {
   let driver: SqlDriver | undefined;
+  let target: StorageTarget;
   let close: () => Promise<void>;
   beforeAll(async () => {
     const made = await postgresTarget.create();
+    target = made.target;
     const storage = await openDatabase(made.target, {
       migrations,
       repositories: (d) => {
@@ -48,6 +51,17 @@ describe('batched checkout creates on PostgreSQL', () => {
     expect(ids.map((r) => r.id)).toEqual(['cs_b1', 'cs_b2', 'cs_b4']);
     expect(await keyRow('k1')).toEqual({ body: '{"id":"cs_b1"}' });
     expect(await keyRow('k4')).toEqual({ body: '{"id":"cs_b4"}' });
+    // The JSON columns are stored as JSON objects, not as JSON strings holding them.
+    const [stored] = await db().query(
+      `SELECT s.data, k.headers, jsonb_typeof(s.data) AS data_type, jsonb_typeof(k.headers) AS headers_type
+       FROM checkout_sessions s JOIN checkout_idempotency k ON k.key = 'k4' WHERE s.id = 'cs_b4'`,
+    );
+    expect(stored).toEqual({
+      data: { cart: [] },
+      headers: { 'content-type': 'application/json' },
+      data_type: 'object',
+      headers_type: 'object',
+    });
   });
 
   it('fails only the row the database refuses; the rest of its batch is written', async () => {
@@ -65,4 +79,31 @@ describe('batched checkout creates on PostgreSQL', () => {
     // The refused row left nothing behind: not its claim either, so the key can be used again.
     expect(await keyRow('c3')).toBeUndefined();
   });
+
+  it.each([
+    [true, ['checkout_create_batch']],
+    [false, []],
+  ])(
+    'with prepared statements %s, the batch statement is prepared on the connection: %j',
+    async (prepared, names) => {
+      if (target.kind !== 'postgres') throw new Error('a PostgreSQL target');
+      // One connection, so the statement and the look at it share a session.
+      const one = new PostgresDriver({
+        url: target.url,
+        ...(target.schema ? { schema: target.schema } : {}),
+        maxConnections: 1,
+        preparedStatements: prepared,
+      });
+      try {
+        const suffix = prepared ? 'p' : 'u';
+        expect(await claimedInsertBatcher(one).submit(row(`cs_n${suffix}`, `n${suffix}`))).toBe(true);
+        expect(await claimedInsertBatcher(one).submit(row(`cs_m${suffix}`, `m${suffix}`))).toBe(true);
+        const statements = await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+        expect(statements.map((s) => s.name)).toEqual(names);
+        expect(await keyRow(`m${suffix}`)).toEqual({ body: `{"id":"cs_m${suffix}"}` });
+      } finally {
+        await one.close();
+      }
+    },
+  );
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations, type Storage, storageRepositories } from '../../api/app-storage.ts';
 import { openDatabase } from '../../api/storage/open-database.ts';
-import type { SqlDriver } from '../../api/storage/sql-driver.ts';
+import { type SqlDriver, statementText } from '../../api/storage/sql-driver.ts';
 import { planLine } from '../support/checkout.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type DisposableTarget, storageTargets } from '../support/storage-targets.ts';
@@ -14,7 +14,7 @@ function recording(driver: SqlDriver, units: string[]): SqlDriver {
   return {
     dialect: driver.dialect,
     query: (sql, params) => {
-      units.push(`statement: ${sql.trim().split(/\s+/).slice(0, 3).join(' ')}`);
+      units.push(`statement: ${statementText(sql).trim().split(/\s+/).slice(0, 3).join(' ')}`);
       return driver.query(sql, params);
     },
     transaction: (fn) => {

@@ -53,8 +53,17 @@ describe('loadConfig', () => {
       kind: 'postgres',
       url: 'postgres://u:p@db:5432/colony',
       maxConnections: 10,
+      preparedStatements: true,
     });
     expect(c.baseUrl).toBe('https://api.example.com');
+  });
+
+  it('turns PostgreSQL prepared statements off for a pooler that cannot track them', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db:5432/colony',
+      COLONY_DATABASE_PREPARED_STATEMENTS: 'false',
+    });
+    expect(c.database).toMatchObject({ kind: 'postgres', preparedStatements: false });
   });
 
   it.each([
