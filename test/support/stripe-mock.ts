@@ -34,7 +34,9 @@ export async function startStripeMock(): Promise<StripeMock> {
   if (!existsSync(bin))
     throw new Error(`${bin} is missing: run bash scripts/ensure-stripe-mock.sh (make test does)`);
   const port = await freePort();
-  const child: ChildProcess = spawn(bin, ['-http-addr', `127.0.0.1:${port}`], {
+  // Its HTTPS listener would otherwise take the fixed :12112, which a second mock (or one left over
+  // by a killed run) then finds taken, and exits: the system picks that port too.
+  const child: ChildProcess = spawn(bin, ['-http-addr', `127.0.0.1:${port}`, '-https-addr', '127.0.0.1:'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
