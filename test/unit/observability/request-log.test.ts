@@ -146,11 +146,12 @@ describe('the request line queued without pino', () => {
       (options as { stream: pino.DestinationStream }).stream,
     );
     const format = requestLineFormatter('requestId');
-    for (const fields of cases) {
+    // Twice: the second pass is made of the pieces the first one cached.
+    for (const fields of [...cases, ...cases]) {
       logger.info({ ...fields }, 'request completed');
       expect(format(fields, Date.now())).toBe(written.at(-1));
     }
-    expect(written).toHaveLength(cases.length);
+    expect(written).toHaveLength(2 * cases.length);
   });
 
   it('queues one line per answered request, none below info or on a quiet path; the error line still goes to pino', async () => {
