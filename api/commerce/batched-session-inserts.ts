@@ -14,7 +14,8 @@ export interface ClaimedInsert {
 
 // The batch is one JSON parameter, an array of rows, each an array of the columns below: the
 // statement's text never changes with the batch size, so it is a named statement that PostgreSQL
-// parses and plans once per connection (sent unnamed, it was planned again for every batch), and the rows are encoded by the native JSON.stringify (pg's array literals escape every string in
+// parses and plans once per connection (sent unnamed, it was planned again for every batch), and the
+// rows are encoded by the native JSON.stringify (pg's array literals escape every string in
 // JavaScript, which showed in a create's profile). jsonb, not json: json's ->> parses the row's text
 // again for every column, which tripled PostgreSQL's CPU per create. The two jsonb columns (the
 // session's data, the response's headers) are nested values read with ->, not strings: as strings
