@@ -1,6 +1,7 @@
 // One log line per request: Fastify's "incoming request" and "request completed" pair folded into one.
 import { hostname } from 'node:os';
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { setBounded } from '../shared/bounded-cache.ts';
 
 // pino's and the lazy child's own check; Fastify's logger type does not declare it, and its null
 // logger (logger: false) lacks it, which is fine: everything that logger is given goes nowhere.
@@ -68,11 +69,7 @@ export function requestLineFormatter(requestIdLabel: string, pid = process.pid, 
   };
 }
 
-/**
- * Pieces by the value they are made from. Methods and statuses are few; client addresses are not, so
- * the cache starts over when it has held MAX_PIECES: a busy server's clients still hit it, and a scan
- * of many addresses costs a rebuild, never unbounded memory.
- */
+/** Pieces by the value they are made from. Methods and statuses are few; client addresses are not. */
 class PieceCache<K> {
   private readonly make: (key: K) => string;
   private readonly pieces = new Map<K, string>();
@@ -84,9 +81,8 @@ class PieceCache<K> {
   get(key: K): string {
     let piece = this.pieces.get(key);
     if (piece === undefined) {
-      if (this.pieces.size >= MAX_PIECES) this.pieces.clear();
       piece = this.make(key);
-      this.pieces.set(key, piece);
+      setBounded(this.pieces, key, piece, MAX_PIECES);
     }
     return piece;
   }

@@ -1,6 +1,7 @@
 // Serialised skills pages, cached per query and invalidated whenever the stored set changes.
 
 import type { SkillPageQuery, SkillsRepo } from '../domain/skills/skills-repo.ts';
+import { setBounded } from '../shared/bounded-cache.ts';
 import { type CachedJson, cacheJson } from '../shared/cached-json.ts';
 import { presentSkill } from './presenters.ts';
 import { encodeSkillsCursor } from './skills-cursor.ts';
@@ -63,8 +64,7 @@ export class SkillsListing {
       limit: q.limit,
       total: stamp.count,
     });
-    if (this.pages.size >= MAX_CACHED_PAGES) this.pages.clear();
-    this.pages.set(key, cached);
+    setBounded(this.pages, key, cached, MAX_CACHED_PAGES);
     return cached;
   }
 }

@@ -3,6 +3,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
+import { setBounded } from './bounded-cache.ts';
 
 const REMEMBERED_QUERIES = 256;
 
@@ -25,8 +26,7 @@ export const validatorCompiler: FastifySchemaCompiler<ZodType> = (route) => {
       boolean | PromiseLike<unknown>
     >;
     if (key !== undefined && result.error === undefined && isFlatRecord(result.value)) {
-      if (remembered.size >= REMEMBERED_QUERIES) remembered.clear();
-      remembered.set(key, result.value);
+      setBounded(remembered, key, result.value, REMEMBERED_QUERIES);
       return { value: { ...result.value } };
     }
     return result;

@@ -1,4 +1,4 @@
-// Pure helpers: cursors, canonical JSON, bearer parsing, SKILL.md parsing, the catalog.
+// Pure helpers: cursors, canonical JSON, bearer parsing, SKILL.md parsing, the catalog, bounded caches.
 import { describe, expect, it } from 'vitest';
 import { dollars } from '../../api/commerce/checkout-terms.ts';
 import { buildCatalog } from '../../api/domain/pricing/catalog.ts';
@@ -6,6 +6,7 @@ import { loadPriceList } from '../../api/domain/pricing/price-list.ts';
 import { parseSkillFile, SkillFileError } from '../../api/domain/skills/skill-file.ts';
 import { decodeSkillsCursor, encodeSkillsCursor } from '../../api/public/skills-cursor.ts';
 import { bearerChallenge, readBearer } from '../../api/shared/bearer.ts';
+import { setBounded } from '../../api/shared/bounded-cache.ts';
 import { canonicalJson, requestHash } from '../../api/shared/canonical-json.ts';
 
 describe('skills cursors', () => {
@@ -109,5 +110,15 @@ describe('dollars', () => {
     for (const c of [...cents, 1234.5, -1234.5, 0.4, -0.4])
       expect(dollars(c)).toBe(`$${usd.format(c / 100)}`);
     expect(dollars(123_456)).toBe('$1,234.56');
+  });
+});
+
+describe('setBounded', () => {
+  it('keeps up to max entries, then starts over with the new one', () => {
+    const cache = new Map<string, number>();
+    for (const [i, key] of ['a', 'b', 'c'].entries()) setBounded(cache, key, i, 3);
+    expect([...cache.keys()]).toEqual(['a', 'b', 'c']);
+    setBounded(cache, 'd', 3, 3);
+    expect([...cache.entries()]).toEqual([['d', 3]]);
   });
 });
