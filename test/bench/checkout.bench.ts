@@ -119,18 +119,18 @@ async function readsDuringCreates(
     connections: READ_CONNECTIONS,
     startAt,
   });
-  const rates = WRITE_LOAD_SHARES.map((share) => ({ share, rate: Math.round(capacity * share) }));
-  const alone: Figures[] = [];
-  const flat: Figures[] = [];
-  const at = rates.map(() => ({
+  const loads = WRITE_LOAD_SHARES.map((share) => ({
+    share,
+    rate: Math.round(capacity * share),
     loaded: [] as Figures[],
     creates: [] as Figures[],
     besideBare: [] as Figures[],
   }));
+  const alone: Figures[] = [];
+  const flat: Figures[] = [];
   for (let round = 0; round < opts.rounds; round++) {
     alone.push(await openLoopInChild(reads(Date.now() + CHILD_START_MS)));
-    for (const [i, { rate }] of rates.entries()) {
-      const runsAt = at[i] as (typeof at)[number];
+    for (const load of loads) {
       const writes = async (origin: string, path: string, keys: string) => {
         const startAt = Date.now() + CHILD_START_MS;
         const [beside] = await Promise.all([
@@ -141,22 +141,22 @@ async function readsDuringCreates(
             paths: [path],
             body: CREATE_BODY,
             headers: JSON_HEADERS,
-            idempotencyKeyPrefix: `${runId}-${keys}-${i}-${round}`,
-            rate,
+            idempotencyKeyPrefix: `${runId}-${keys}-${load.share}-${round}`,
+            rate: load.rate,
             seconds: opts.seconds + (2 * LEAD_MS) / 1000,
             connections: opts.connections,
             startAt,
             nice: WRITE_LOAD_NICE,
           }).then((f) => {
-            if (origin === colonyUrl) runsAt.creates.push(f);
+            if (origin === colonyUrl) load.creates.push(f);
           }),
         ]);
         return beside;
       };
       // Alternating which of the two write loads goes first, as the other rounds do.
-      if (round % 2) runsAt.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
-      runsAt.loaded.push(await writes(colonyUrl, '/checkout_sessions', 'mixed'));
-      if (round % 2 === 0) runsAt.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
+      if (round % 2) load.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
+      load.loaded.push(await writes(colonyUrl, '/checkout_sessions', 'mixed'));
+      if (round % 2 === 0) load.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
     }
     const [during] = await Promise.all([
       openLoopInChild(reads(Date.now() + CHILD_START_MS + LEAD_MS)),
@@ -166,16 +166,13 @@ async function readsDuringCreates(
   }
   return {
     alone: medians(alone),
-    shares: rates.map(({ share, rate }, i) => {
-      const runsAt = at[i] as (typeof at)[number];
-      return {
-        share,
-        rate,
-        loaded: medians(runsAt.loaded),
-        creates: medians(runsAt.creates),
-        besideBare: medians(runsAt.besideBare),
-      };
-    }),
+    shares: loads.map(({ share, rate, loaded, creates, besideBare }) => ({
+      share,
+      rate,
+      loaded: medians(loaded),
+      creates: medians(creates),
+      besideBare: medians(besideBare),
+    })),
     flatOut: medians(flat),
   };
 }
