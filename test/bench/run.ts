@@ -31,23 +31,7 @@ const seconds = env('BENCH_SECONDS', 3);
 const connections = env('BENCH_CONNECTIONS', 32);
 const rounds = env('BENCH_ROUNDS', 6);
 
-// A bench still answering a bare boolean has its own verdict shown as one row until it reports figures.
-type LegacyOutcome = boolean | 'skipped';
-const asRows = (name: string, r: LegacyOutcome | BenchOutcome): BenchOutcome =>
-  typeof r === 'boolean'
-    ? [
-        {
-          figure: `${name} (own verdict)`,
-          measured: r ? 1 : 0,
-          goal: 1,
-          direction: 'at least',
-          unit: '',
-          met: r,
-        },
-      ]
-    : r;
-
-const benches: Record<string, () => Promise<LegacyOutcome | BenchOutcome>> = {
+const benches: Record<string, () => Promise<BenchOutcome>> = {
   'public-read': () => benchPublicRead({ seconds, connections, rounds }),
   'input-guards': () => benchInputGuards({ requests: env('BENCH_GUARDS_REQUESTS', 5_000) }),
   checkout: () => benchCheckout({ seconds, connections, rounds: Math.min(rounds, 3) }),
@@ -96,7 +80,7 @@ if (unknown.length > 0) {
 
 const results: Record<string, BenchOutcome> = {};
 for (const [name, run] of Object.entries(benches)) {
-  if (!only || only.includes(name)) results[name] = asRows(name, await run());
+  if (!only || only.includes(name)) results[name] = await run();
 }
 
 console.log('\n## Summary\n');
