@@ -15,6 +15,11 @@ export class ReadBatch {
     this.openTransaction = openTransaction;
   }
 
+  /** Whether some read is queued and has not run. */
+  get waiting(): boolean {
+    return this.queued.length > 0;
+  }
+
   /** Runs `read` with every other read queued this turn; settles with its own outcome. */
   queue<T>(read: () => T): Promise<T> {
     const { promise, resolve, reject } = Promise.withResolvers<T>();

@@ -99,6 +99,23 @@ function startCheckpointer(file: string, onQuietWanted: () => void): Checkpointe
   };
 }
 
+// A shared commit closes at MAX_MEMBERS writes or MAX_OPEN_MS after its BEGIN, whichever comes first,
+// even with more writes waiting: the first member's answer waits for the commit.
+const MAX_MEMBERS = 32;
+const MAX_OPEN_MS = 2;
+
+/** One BEGIN … COMMIT shared by concurrent writes, each a savepoint of its own within it. */
+interface SharedCommit {
+  members: number;
+  /** total_changes() at BEGIN: whether the commit wrote anything its members must wait to sync. */
+  before: number;
+  openedAt: number;
+  /** Settles at COMMIT: rejects when the commit, and so every member's changes, was lost. */
+  committed: PromiseWithResolvers<void>;
+  /** Set at COMMIT when there is something to wait for: resolves once the commit is on disk. */
+  synced?: Promise<void>;
+}
+
 export interface SqliteDriverOptions {
   /** Replaces the fdatasync of the -wal file (tests). */
   sync?: SyncFn;
@@ -111,6 +128,12 @@ export interface SqliteDriverOptions {
  * Reads outside a transaction are queued and run together at the end of the event loop's turn
  * (read-batch.ts); any other statement first runs the reads asked for before it, so no statement
  * ever overtakes an earlier one.
+ *
+ * Writes that queue behind one another share a transaction (shared commits): each transaction runs
+ * in a savepoint of its own, so one that fails takes back only its own changes, and the COMMIT comes
+ * when nobody waits to join. A commit's cost is mostly the pages it writes to the WAL, and writes
+ * that land together touch the same pages. Writes queue together because the reads before them
+ * (an idempotency lookup, a claim check) are answered together at the end of a turn.
  *
  * Durability: in WAL mode with synchronous=NORMAL a commit writes the WAL without an fsync (SQLite
  * still syncs around checkpoints); the write's promise resolves only after a shared fdatasync of the
@@ -129,6 +152,12 @@ export class SqliteDriver implements SqlDriver {
   private quietPasses = 0;
   /** Set from BEGIN to COMMIT or ROLLBACK: reads never run inside a transaction. */
   private openTransaction: Promise<void> | undefined;
+  /** The transaction open on the connection, shared by the writes that ran in it so far. */
+  private shared: SharedCommit | undefined;
+  /** Writes that have taken a place in the lock and not started: the open commit waits for them. */
+  private waitingMembers = 0;
+  private commits = 0;
+  private writes = 0;
   private changesStatement: ReturnType<DatabaseSync['prepare']> | undefined;
   /**
    * Reads wait only for a transaction that is open. One queued behind it runs the waiting reads
@@ -169,12 +198,6 @@ export class SqliteDriver implements SqlDriver {
     return Number((this.changesStatement.get() as { n: number }).n);
   }
 
-  /** After a commit that started with `before` changes: resolves once what it did or saw is on disk. */
-  private async durableAfter(before: number): Promise<void> {
-    const durable = this.durable;
-    if (durable && (durable.pending || this.changes() !== before)) await durable.afterCommit();
-  }
-
   private executor(): SqlExecutor {
     return {
       dialect: 'sqlite',
@@ -194,57 +217,166 @@ export class SqliteDriver implements SqlDriver {
         return this.run<T>(sql, params);
       });
     }
-    await this.lock;
-    this.reads.runNow();
-    this.durable?.check();
-    if (!this.durable) return this.run<T>(sql, params);
-    const before = this.changes();
-    const rows = this.run<T>(sql, params);
-    await this.durableAfter(before);
-    return rows;
+    // One statement is atomic by itself: a failed one undoes only its own changes, so it needs no
+    // savepoint of its own inside a shared commit.
+    return this.member(() => this.run<T>(sql, params), false);
   }
 
   /**
    * Takes the next place in the lock: `turn` resolves when every holder before it is done, and the
-   * place is held until `release()`; `held` is the promise later holders wait on.
+   * place is held until `release()`.
    */
-  private nextInLine(): { turn: Promise<void>; held: Promise<void>; release: () => void } {
+  private nextInLine(): { turn: Promise<void>; release: () => void } {
     const turn = this.lock;
     const { promise: held, resolve: release } = Promise.withResolvers<void>();
     this.lock = held;
-    return { turn, held, release };
+    return { turn, release };
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const { turn, held, release } = this.nextInLine();
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.member(() => fn(this.executor()), true);
+  }
+
+  /**
+   * Runs one write (a transaction or a single statement) as a member of the shared commit: it joins
+   * the one open, or begins one. Every member settles only after that commit and its sync, so a
+   * member is never answered on rows that a failed commit took back.
+   */
+  private async member<T>(work: () => T | Promise<T>, savepoint: boolean): Promise<T> {
+    const { turn, release } = this.nextInLine();
+    this.waitingMembers += 1;
     await turn;
-    this.reads.runNow();
-    let result: T;
-    let before = 0;
-    // Open until the place is released: reads wait on the same promise as the next holder.
-    this.openTransaction = held;
+    this.waitingMembers -= 1;
+    // A single statement that nobody waits to follow runs in SQLite's own autocommit: none can join
+    // a statement that runs synchronously to its end.
+    if (!savepoint && !this.shared && this.waitingMembers === 0) return this.alone(work as () => T, release);
+    let shared: SharedCommit;
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
-      this.durable?.check();
-      try {
-        if (this.durable) before = this.changes();
-        this.db.exec('BEGIN IMMEDIATE');
-      } catch (err) {
-        throw translate(err);
-      }
-      try {
-        result = await fn(this.executor());
-        this.db.exec('COMMIT');
-      } catch (err) {
-        this.db.exec('ROLLBACK');
-        throw err;
-      }
+      shared = this.shared ?? this.beginShared();
+      shared.members += 1;
+      if (savepoint) this.db.exec('SAVEPOINT member');
+    } catch (err) {
+      if (this.shared && this.shouldCommit(this.shared)) this.commitShared();
+      release();
+      throw translate(err);
+    }
+    try {
+      const value = await work();
+      if (savepoint) this.db.exec('RELEASE member');
+      outcome = { ok: true, value };
+    } catch (error) {
+      outcome = { ok: false, error };
+      this.undoMember(shared, savepoint, error);
     } finally {
-      this.openTransaction = undefined;
+      if (this.shared === shared && this.shouldCommit(shared)) this.commitShared();
       release();
     }
-    // The lock is already free: the next transactions commit while this one waits for its sync.
-    await this.durableAfter(before);
-    return result;
+    await shared.committed.promise;
+    // The lock is already free: later members commit while this one waits for its sync.
+    await shared.synced;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  private async alone<T>(statement: () => T, release: () => void): Promise<T> {
+    let rows: T;
+    let synced: Promise<void> | undefined;
+    try {
+      this.reads.runNow();
+      this.durable?.check();
+      const before = this.durable ? this.changes() : 0;
+      rows = statement();
+      this.commits += 1;
+      this.writes += 1;
+      synced = this.syncAfter(before);
+    } finally {
+      release();
+    }
+    await synced;
+    return rows;
+  }
+
+  /**
+   * Called right after a commit that started at `before` changes: what it did, or what it may have
+   * seen of an earlier commit still waiting for its sync, must be on disk before it is answered. A
+   * commit that changed nothing after synced ones (an idle poller's UPDATE) waits for nothing.
+   */
+  private syncAfter(before: number): Promise<void> | undefined {
+    const durable = this.durable;
+    if (durable && (durable.pending || this.changes() !== before)) return durable.afterCommit();
+    return undefined;
+  }
+
+  private beginShared(): SharedCommit {
+    // Reads asked for before this write see the rows as they were.
+    this.reads.runNow();
+    this.durable?.check();
+    const before = this.durable ? this.changes() : 0;
+    this.db.exec('BEGIN IMMEDIATE');
+    const committed = Promise.withResolvers<void>();
+    // Awaited by every member; an unobserved rejection must not crash the process meanwhile.
+    committed.promise.catch(() => {});
+    const shared: SharedCommit = { members: 0, before, openedAt: performance.now(), committed };
+    this.shared = shared;
+    this.openTransaction = committed.promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    return shared;
+  }
+
+  /** Takes back a failed member's own changes; the shared commit goes on with the others'. */
+  private undoMember(shared: SharedCommit, savepoint: boolean, error: unknown): void {
+    if (this.db.isTransaction) {
+      if (savepoint) this.db.exec('ROLLBACK TO member; RELEASE member');
+      return;
+    }
+    // SQLite rolled the whole transaction back itself (a full disk, an I/O error): every member's
+    // changes are gone, so none of them may be answered as if written.
+    this.endShared(shared, translate(error));
+  }
+
+  /**
+   * Commits when nobody waits to join, when reads are waiting, or when the commit has grown: a
+   * member's answer and every read wait for it.
+   */
+  private shouldCommit(shared: SharedCommit): boolean {
+    return (
+      this.waitingMembers === 0 ||
+      this.reads.waiting ||
+      shared.members >= MAX_MEMBERS ||
+      performance.now() - shared.openedAt >= MAX_OPEN_MS
+    );
+  }
+
+  private commitShared(): void {
+    const shared = this.shared;
+    if (!shared) return;
+    try {
+      this.db.exec('COMMIT');
+      this.commits += 1;
+      this.writes += shared.members;
+      shared.synced = this.syncAfter(shared.before);
+      this.endShared(shared);
+    } catch (err) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.endShared(shared, translate(err));
+    }
+  }
+
+  private endShared(shared: SharedCommit, failure?: unknown): void {
+    if (this.shared === shared) {
+      this.shared = undefined;
+      this.openTransaction = undefined;
+    }
+    if (failure === undefined) shared.committed.resolve();
+    else shared.committed.reject(failure);
+  }
+
+  /** Commits run, and the writes (transactions and single statements) they carried. */
+  get commitCounts(): { commits: number; writes: number } {
+    return { commits: this.commits, writes: this.writes };
   }
 
   /** Passes the checkpointer ran with the writes held back (the WAL started over after each). */
@@ -259,6 +391,8 @@ export class SqliteDriver implements SqlDriver {
   private async quietCheckpoint(): Promise<void> {
     const { turn, release } = this.nextInLine();
     await turn;
+    // Members ahead of it may have left their commit open for one queued behind the pass.
+    this.commitShared();
     try {
       if (await this.checkpointer?.checkpointNow()) this.quietPasses += 1;
     } finally {

@@ -1,11 +1,12 @@
 // Group commit on SQLite: a write is acknowledged only by a sync that started after it, one sync serves
-// every write that waited for it, and a failed sync never acknowledges anything.
+// every write that waited for it, and a failed sync never acknowledges anything. Writes that queue
+// together also share one COMMIT, each in a savepoint of its own.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GroupSync } from '../../../api/storage/group-sync.ts';
-import { DatabaseUnavailableError } from '../../../api/storage/sql-driver.ts';
+import { DatabaseUnavailableError, type SqlExecutor } from '../../../api/storage/sql-driver.ts';
 import { SqliteDriver } from '../../../api/storage/sqlite-driver.ts';
 import { eventually } from '../../support/eventually.ts';
 
@@ -200,5 +201,128 @@ describe('SqliteDriver durability barrier', () => {
     });
     await eventually(async () => statSync(file).size > before + 1_000_000);
     await db.close();
+  });
+});
+
+describe('SqliteDriver shared commits', () => {
+  let dir: string;
+  let open: SqliteDriver | undefined;
+  afterEach(async () => {
+    await open?.close();
+    open = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function driver(options: { fakeSync?: boolean } = {}) {
+    dir = mkdtempSync(join(tmpdir(), 'colony-shared-commit-'));
+    const disk = fakeDisk();
+    const db = new SqliteDriver(join(dir, 'colony.db'), options.fakeSync ? { sync: disk.sync } : {});
+    open = db;
+    const created = db.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+    await flush();
+    disk.calls.shift()?.resolve();
+    await created;
+    return { db, disk, counts: () => db.commitCounts };
+  }
+  const ids = async (db: SqliteDriver) =>
+    (await db.query<{ id: number }>('SELECT id FROM t ORDER BY id')).map((r) => r.id);
+  const insert =
+    (id: number, v = 'x') =>
+    (tx: SqlExecutor) =>
+      tx.query('INSERT INTO t (id, v) VALUES ($1, $2)', [id, v]).then(() => id);
+
+  it('commits writes asked for together once, and each still gets its own answer', async () => {
+    const { db, counts } = await driver();
+    const start = counts();
+    const answers = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => db.transaction(insert(i + 1))),
+      db.query('INSERT INTO t (id, v) VALUES (9, $1)', ['single']),
+    ]);
+    expect(answers.slice(0, 8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(counts().commits - start.commits).toBe(1);
+    expect(counts().writes - start.writes).toBe(9);
+    expect(await ids(db)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('takes back only the changes of a transaction that fails, and tells that one alone', async () => {
+    const { db, counts } = await driver();
+    const start = counts().commits;
+    const [a, failed, single, b] = await Promise.allSettled([
+      db.transaction(insert(1)),
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO t (id, v) VALUES (2, $1)', ['undone']);
+        throw new Error('changed its mind');
+      }),
+      // A duplicate key fails the statement, not the commit it shares.
+      db.query('INSERT INTO t (id, v) VALUES (1, $1)', ['duplicate']),
+      db.transaction(insert(3)),
+    ]);
+    expect(a).toEqual({ status: 'fulfilled', value: 1 });
+    expect(failed).toMatchObject({ status: 'rejected', reason: { message: 'changed its mind' } });
+    expect(single).toMatchObject({ status: 'rejected', reason: { name: 'UniqueViolationError' } });
+    expect(b).toEqual({ status: 'fulfilled', value: 3 });
+    expect(counts().commits - start).toBe(1);
+    expect(await ids(db)).toEqual([1, 3]);
+  });
+
+  it('answers no member of a commit that SQLite rolled back whole, and starts a new one after', async () => {
+    const { db } = await driver();
+    // RAISE(ROLLBACK) ends the whole transaction, as a full disk or an I/O error may.
+    await db.query(
+      `CREATE TRIGGER whole BEFORE INSERT ON t WHEN NEW.v = 'whole'
+       BEGIN SELECT RAISE(ROLLBACK, 'rolled back whole'); END`,
+    );
+    const outcomes = await Promise.allSettled([
+      db.transaction(insert(1)),
+      db.transaction(insert(2, 'whole')),
+      db.transaction(insert(3)),
+    ]);
+    // The first member's row went with the commit; the third ran after, in a commit of its own.
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(outcomes[0]).toMatchObject({ reason: { message: expect.stringContaining('rolled back whole') } });
+    expect(await ids(db)).toEqual([3]);
+  });
+
+  it('acknowledges every member only after the sync that followed their commit', async () => {
+    const { db, disk } = await driver({ fakeSync: true });
+    const members = [1, 2, 3].map((id) => watch(db.transaction(insert(id))));
+    await flush();
+    expect(disk.calls).toHaveLength(1);
+    expect(members.map((m) => m.settled)).toEqual(['no', 'no', 'no']);
+    // Committed, so visible, before it is acknowledged.
+    expect(await ids(db)).toEqual([1, 2, 3]);
+    disk.calls[0]?.resolve();
+    await flush();
+    expect(members.map((m) => m.settled)).toEqual(['resolved', 'resolved', 'resolved']);
+  });
+
+  it('commits early for a read that waits, which sees the writes before it and none after', async () => {
+    const { db, counts } = await driver();
+    const start = counts().commits;
+    let release!: () => void;
+    const paused = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = db.transaction(async (tx) => {
+      await tx.query('INSERT INTO t (id, v) VALUES (1, $1)', ['first']);
+      await paused;
+      return 1;
+    });
+    const second = db.transaction(insert(2));
+    await flush();
+    const read = ids(db);
+    await flush();
+    release();
+    expect(await read).toEqual([1]);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(counts().commits - start).toBe(2);
+  });
+
+  it('closes a commit at 32 writes even with more waiting', async () => {
+    const { db, counts } = await driver();
+    const start = counts().commits;
+    await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction(insert(i + 1))));
+    expect(counts().commits - start).toBe(2);
+    expect((await ids(db)).length).toBe(40);
   });
 });
