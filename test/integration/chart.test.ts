@@ -371,12 +371,16 @@ describe('optional secret settings (secrets.optionalEnv, secrets.extra)', () => 
     expect(named(containerEnv(docs, 'api'))).toBeUndefined();
   });
 
-  it('caps the controller heap at a third of its memory limit (Mi or Gi), and not the API', () => {
+  it('caps the controller heap at a third of its memory limit (Mi or Gi) and its young generation, and not the API', () => {
     const cap = (values: Record<string, unknown>, component = 'controller') =>
       containerEnv(render(values), component).find((e) => e.name === 'NODE_OPTIONS')?.value;
-    expect(cap({})).toBe('--max-old-space-size=256');
-    expect(cap({ 'controller.resources.limits.memory': '1536Mi' })).toBe('--max-old-space-size=512');
-    expect(cap({ 'controller.resources.limits.memory': '3Gi' })).toBe('--max-old-space-size=1024');
+    expect(cap({})).toBe('--max-old-space-size=256 --max-semi-space-size=16');
+    expect(cap({ 'controller.resources.limits.memory': '1536Mi' })).toBe(
+      '--max-old-space-size=512 --max-semi-space-size=16',
+    );
+    expect(cap({ 'controller.resources.limits.memory': '3Gi' })).toBe(
+      '--max-old-space-size=1024 --max-semi-space-size=16',
+    );
     // Other notations leave Node to size its own heap rather than guess at the unit.
     expect(cap({ 'controller.resources.limits.memory': '800M' })).toBeUndefined();
     expect(cap({}, 'api')).toBeUndefined();

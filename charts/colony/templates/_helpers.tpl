@@ -169,8 +169,9 @@ app.kubernetes.io/component: {{ .component }}
 {{/*
 A third of a container memory limit in MiB ("768Mi" -> 256, "1Gi" -> 341), empty for other
 notations: the V8 old-space cap (--max-old-space-size). Node's code, buffers and young generation
-take about 180 MiB beside it (docs/operator.md, "Controller memory"). Without a cap Node may size
-its heap from the host's memory, collect lazily and pass the limit with garbage.
+(2 x 16 MiB, --max-semi-space-size) take about 180 MiB beside it (docs/operator.md, "Controller
+memory"). Without a cap Node may size its heap from the host's memory, collect lazily and pass the
+limit with garbage.
 */}}
 {{- define "colony.heapCapMiB" -}}
 {{- $m := toString . -}}
