@@ -240,7 +240,8 @@ export class SqliteDriver implements SqlDriver {
   /**
    * Runs one write (a transaction or a single statement) as a member of the shared commit: it joins
    * the one open, or begins one. Every member settles only after that commit and its sync, so a
-   * member is never answered on rows that a failed commit took back.
+   * member is never answered on rows that a failed commit took back. Without a savepoint, `work` is
+   * one synchronous statement (query()).
    */
   private async member<T>(work: () => T | Promise<T>, savepoint: boolean): Promise<T> {
     const { turn, release } = this.nextInLine();
