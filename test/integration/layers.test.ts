@@ -279,14 +279,20 @@ describe('manifest v2 layers', () => {
   });
 
   it('reports a failed install on the binding of the integration that failed', async () => {
+    // The pod of the StatefulSet's current template: an earlier one is about to be replaced.
     const pod = await eventually(async () => {
-      const p = await core()
-        .readNamespacedPod({ name: 'helper-0', namespace: ns.name })
-        .catch(() => undefined);
-      return p?.status?.phase === 'Running' && p.spec?.initContainers?.length ? p : undefined;
+      const [p, sts] = await Promise.all([
+        core()
+          .readNamespacedPod({ name: 'helper-0', namespace: ns.name })
+          .catch(() => undefined),
+        apps().readNamespacedStatefulSet({ name: 'helper', namespace: ns.name }),
+      ]);
+      const current = p?.metadata?.labels?.['controller-revision-hash'] === sts.status?.updateRevision;
+      return current && p?.status?.phase === 'Running' && p.spec?.initContainers?.length ? p : undefined;
     }, 30_000);
     // kwok fills initContainerStatuses in a later stage than the Running phase: on a loaded machine
-    // the path may not exist yet and the JSON patch is refused (422), so it is retried until it takes.
+    // the path may not exist yet and the JSON patch is refused (422), so it is retried until it takes;
+    // a pod being replaced after all (404) is patched once its successor exists.
     await eventually(
       async () =>
         core()
@@ -309,7 +315,7 @@ describe('manifest v2 layers', () => {
           })
           .then(() => true)
           .catch((err: { code?: number }) => {
-            if (err.code === 422) return false;
+            if (err.code === 422 || err.code === 404) return false;
             throw err;
           }),
       15_000,
