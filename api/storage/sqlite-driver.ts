@@ -112,6 +112,8 @@ interface SharedCommit {
   openedAt: number;
   /** Settles at COMMIT: rejects when the commit, and so every member's changes, was lost. */
   committed: PromiseWithResolvers<void>;
+  /** Resolves at COMMIT or ROLLBACK, either way: reads never run inside the transaction. */
+  ended: Promise<void>;
   /** Set at COMMIT when there is something to wait for: resolves once the commit is on disk. */
   synced?: Promise<void>;
 }
@@ -150,8 +152,6 @@ export class SqliteDriver implements SqlDriver {
   private readonly wal: WalFileSync | undefined;
   private readonly checkpointer: Checkpointer | undefined;
   private quietPasses = 0;
-  /** Set from BEGIN to COMMIT or ROLLBACK: reads never run inside a transaction. */
-  private openTransaction: Promise<void> | undefined;
   /** The transaction open on the connection, shared by the writes that ran in it so far. */
   private shared: SharedCommit | undefined;
   /** Writes that have taken a place in the lock and not started: the open commit waits for them. */
@@ -164,7 +164,7 @@ export class SqliteDriver implements SqlDriver {
    * before its BEGIN, and a quiet checkpoint (which holds the lock but opens no transaction) holds
    * back writes alone.
    */
-  private readonly reads = new ReadBatch(() => this.openTransaction);
+  private readonly reads = new ReadBatch(() => this.shared?.ended);
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -284,18 +284,31 @@ export class SqliteDriver implements SqlDriver {
     let rows: T;
     let synced: Promise<void> | undefined;
     try {
-      this.reads.runNow();
-      this.durable?.check();
-      const before = this.durable ? this.changes() : 0;
+      const before = this.startWrite();
       rows = statement();
-      this.commits += 1;
-      this.writes += 1;
+      this.counted(1);
       synced = this.syncAfter(before);
     } finally {
       release();
     }
     await synced;
     return rows;
+  }
+
+  /**
+   * Before a write that starts a transaction or runs alone: the reads asked for before it run first
+   * (they see the rows as they were), and a failed sync refuses it. Returns total_changes() for
+   * syncAfter().
+   */
+  private startWrite(): number {
+    this.reads.runNow();
+    this.durable?.check();
+    return this.durable ? this.changes() : 0;
+  }
+
+  private counted(writes: number): void {
+    this.commits += 1;
+    this.writes += writes;
   }
 
   /**
@@ -310,20 +323,13 @@ export class SqliteDriver implements SqlDriver {
   }
 
   private beginShared(): SharedCommit {
-    // Reads asked for before this write see the rows as they were.
-    this.reads.runNow();
-    this.durable?.check();
-    const before = this.durable ? this.changes() : 0;
+    const before = this.startWrite();
     this.db.exec('BEGIN IMMEDIATE');
     const committed = Promise.withResolvers<void>();
-    // Awaited by every member; an unobserved rejection must not crash the process meanwhile.
-    committed.promise.catch(() => {});
-    const shared: SharedCommit = { members: 0, before, openedAt: performance.now(), committed };
+    // Awaited by every member; the rejection is theirs to see, not an unhandled one meanwhile.
+    const ended = committed.promise.catch(() => {});
+    const shared: SharedCommit = { members: 0, before, openedAt: performance.now(), committed, ended };
     this.shared = shared;
-    this.openTransaction = committed.promise.then(
-      () => undefined,
-      () => undefined,
-    );
     return shared;
   }
 
@@ -356,8 +362,7 @@ export class SqliteDriver implements SqlDriver {
     if (!shared) return;
     try {
       this.db.exec('COMMIT');
-      this.commits += 1;
-      this.writes += shared.members;
+      this.counted(shared.members);
       shared.synced = this.syncAfter(shared.before);
       this.endShared(shared);
     } catch (err) {
@@ -367,10 +372,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   private endShared(shared: SharedCommit, failure?: unknown): void {
-    if (this.shared === shared) {
-      this.shared = undefined;
-      this.openTransaction = undefined;
-    }
+    if (this.shared === shared) this.shared = undefined;
     if (failure === undefined) shared.committed.resolve();
     else shared.committed.reject(failure);
   }
