@@ -69,6 +69,20 @@ async function startChild(target: string, schema?: string) {
   return { child, ...(JSON.parse(line) as { colonyUrl: string; bareUrl: string; dbFile: string }) };
 }
 
+/** A second server process on the same database engine, for as long as `use` runs. */
+async function withSecondServer<T>(
+  target: string,
+  schema: string | undefined,
+  use: (colonyUrl: string, bareUrl: string) => Promise<T>,
+): Promise<T> {
+  const { child, colonyUrl, bareUrl } = await startChild(target, schema);
+  try {
+    return await use(colonyUrl, bareUrl);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 const print = (db: string, label: string, f: Figures, ratio: string) =>
   console.log(formatRow([db, label, f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), ratio], WIDTHS));
 
@@ -91,6 +105,13 @@ interface AtShare {
    * process and database: what the machine and the simplest write do to reads, with no checkout code.
    */
   besideBare: Figures;
+  /**
+   * Reads beside the same creates sent to a second Colony server process on this machine (SQLite: a
+   * database file of its own; PostgreSQL: the same database, as a second replica would). The reading
+   * process does none of the write work, so this is what the write load costs reads through the
+   * machine alone: its CPUs, its kernel and the load generator.
+   */
+  besideElsewhere: Figures;
 }
 
 interface Mixed {
@@ -106,14 +127,14 @@ interface Mixed {
  * neither load's latency includes the other generator's work, and the reads run wholly inside the writes.
  */
 async function readsDuringCreates(
-  urls: { colonyUrl: string; bareUrl: string },
+  urls: { colonyUrl: string; bareUrl: string; elsewhereUrl: string },
   ids: readonly string[],
   runId: string,
   flatOut: Op,
   capacity: number,
   opts: Options,
 ): Promise<Mixed> {
-  const { colonyUrl, bareUrl } = urls;
+  const { colonyUrl, bareUrl, elsewhereUrl } = urls;
   const seconds = opts.seconds * MIXED_SPAN;
   const reads = (startAt: number): LoadSpec => ({
     origin: colonyUrl,
@@ -130,6 +151,7 @@ async function readsDuringCreates(
     loaded: [] as Figures[],
     creates: [] as Figures[],
     besideBare: [] as Figures[],
+    besideElsewhere: [] as Figures[],
   }));
   const alone: Figures[] = [];
   const flat: Figures[] = [];
@@ -158,10 +180,13 @@ async function readsDuringCreates(
         ]);
         return beside;
       };
-      // Alternating which of the two write loads goes first, as the other rounds do.
-      if (round % 2) load.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
-      load.loaded.push(await writes(colonyUrl, '/checkout_sessions', 'mixed'));
-      if (round % 2 === 0) load.besideBare.push(await writes(bareUrl, '/bare', 'bare'));
+      // The three write loads take turns at going first, as the other rounds' targets do.
+      const placements = [
+        async () => load.besideBare.push(await writes(bareUrl, '/bare', 'bare')),
+        async () => load.besideElsewhere.push(await writes(elsewhereUrl, '/checkout_sessions', 'elsewhere')),
+        async () => load.loaded.push(await writes(colonyUrl, '/checkout_sessions', 'mixed')),
+      ];
+      for (let i = 0; i < placements.length; i++) await placements[(round + i) % placements.length]?.();
     }
     const [during] = await Promise.all([
       openLoopInChild(reads(Date.now() + CHILD_START_MS + LEAD_MS)),
@@ -171,12 +196,13 @@ async function readsDuringCreates(
   }
   return {
     alone: medians(alone),
-    shares: loads.map(({ share, rate, loaded, creates, besideBare }) => ({
+    shares: loads.map(({ share, rate, loaded, creates, besideBare, besideElsewhere }) => ({
       share,
       rate,
       loaded: medians(loaded),
       creates: medians(creates),
       besideBare: medians(besideBare),
+      besideElsewhere: medians(besideElsewhere),
     })),
     flatOut: medians(flat),
   };
@@ -185,8 +211,9 @@ async function readsDuringCreates(
 function printMixed(db: string, { alone, shares, flatOut }: Mixed) {
   const vsAlone = (f: Figures) => (f.p99 / alone.p99).toFixed(2);
   print(db, `reads at ${READ_RATE}/s alone`, alone, '');
-  for (const { share, rate, creates, besideBare, loaded } of shares) {
+  for (const { share, rate, creates, besideBare, besideElsewhere, loaded } of shares) {
     print(db, `writes at ${rate}/s, ${share} of capacity`, creates, '');
+    print(db, `  reads, creates on other process`, besideElsewhere, vsAlone(besideElsewhere));
     print(db, `  reads during bare INSERTs`, besideBare, vsAlone(besideBare));
     const vsBare = (loaded.p99 / besideBare.p99).toFixed(2);
     print(db, `  reads during ACP creates`, loaded, `${vsAlone(loaded)}, ${vsBare}× bare`);
@@ -231,7 +258,12 @@ async function benchDatabase(
       print(db, `create, ${connections} connection(s)`, await run(ops.create, { ...opts, connections }), '');
     }
 
-    const mixed = await readsDuringCreates({ colonyUrl, bareUrl }, ids, runId, ops.create, create.rps, opts);
+    const mixed = await withSecondServer(target, schema, async (elsewhereUrl, elsewhereBareUrl) => {
+      // Its warm-up, as the first server's above.
+      await run(checkoutOps(elsewhereUrl, elsewhereBareUrl, runId, ids).create, { ...opts, seconds: 1 });
+      const urls = { colonyUrl, bareUrl, elsewhereUrl };
+      return readsDuringCreates(urls, ids, runId, ops.create, create.rps, opts);
+    });
     printMixed(db, mixed);
     const { alone } = mixed;
     const scored = mixed.shares.find((s) => s.share === SCORED_SHARE) as AtShare;
@@ -294,7 +326,7 @@ export async function benchCheckout(opts: Options): Promise<GoalRow[]> {
     '\nThe ratio is against one bare INSERT per request through the same driver; an ACP create with a key is an idempotency claim, then the session and its stored response in one transaction (PostgreSQL: one statement, shared by the creates that arrive together).',
   );
   console.log(
-    `The mixed run's reads and writes are open-loop loads from processes of their own (open-loop.ts), the writes at ${WRITE_LOAD_SHARES.join(' and ')} of the create throughput measured above and at nice ${WRITE_LOAD_NICE}; "during bare INSERTs" is the same write load on the bare route, in the same server process: what sharing the machine and the simplest write cost the reads. The goal is scored at ${SCORED_SHARE} (docs/decisions.md says why); the higher load is reported with its ratio to the bare row. Each mixed figure is the median of ${opts.rounds} rounds of ${opts.seconds * MIXED_SPAN} s (${READ_RATE * opts.seconds * MIXED_SPAN} reads a round). "Flat out" is the autocannon create load above, which saturates the CPU (reported, not a goal).`,
+    `The mixed run's reads and writes are open-loop loads from processes of their own (open-loop.ts), the writes at ${WRITE_LOAD_SHARES.join(' and ')} of the create throughput measured above and at nice ${WRITE_LOAD_NICE}; "creates on other process" is the same creates sent to a second Colony server on this machine, so the reading process does none of the write work: what the write load costs reads through the machine alone (its CPUs, kernel and load generator), the floor any write path in the reading process adds to; "during bare INSERTs" is the same write load on the bare route, in the same server process: what sharing the machine and the simplest write cost the reads. The goal is scored at ${SCORED_SHARE} (docs/decisions.md says why); the higher load is reported with its ratio to the bare row. Each mixed figure is the median of ${opts.rounds} rounds of ${opts.seconds * MIXED_SPAN} s (${READ_RATE * opts.seconds * MIXED_SPAN} reads a round). "Flat out" is the autocannon create load above, which saturates the CPU (reported, not a goal).`,
   );
   return rows;
 }
