@@ -73,11 +73,11 @@ async function startChild(target: string, schema?: string) {
 async function withSecondServer<T>(
   target: string,
   schema: string | undefined,
-  use: (colonyUrl: string, bareUrl: string) => Promise<T>,
+  use: (urls: { colonyUrl: string; bareUrl: string }) => Promise<T>,
 ): Promise<T> {
   const { child, colonyUrl, bareUrl } = await startChild(target, schema);
   try {
-    return await use(colonyUrl, bareUrl);
+    return await use({ colonyUrl, bareUrl });
   } finally {
     child.kill('SIGTERM');
   }
@@ -93,25 +93,28 @@ async function atRows(db: string, seeder: SqlDriver, create: Op, rows: number, o
   print(db, `create at ${rows.toLocaleString('en')} rows (seeded in ${(ms / 1000).toFixed(1)} s)`, f, '');
 }
 
+/**
+ * Where a mixed run's write load goes. The reads always go to the first server; the four placements
+ * split what writes cost them into the machine's part and the reading process's part:
+ * - `bareElsewhere`: the bare route's INSERTs on a second server process on this machine (SQLite: a
+ *   database file of its own; PostgreSQL: the same database, as a second replica would). The cheapest
+ *   write, none of it on the reading process: what the machine alone (its CPUs, its kernel, the load
+ *   generator) costs reads at this rate;
+ * - `createsElsewhere`: the creates on that second server: the machine's part of what creates cost;
+ * - `bareHere`: the bare INSERTs in the reading process: the simplest write on its event loop;
+ * - `createsHere`: the creates in the reading process, the scored figure.
+ */
+const PLACEMENTS = ['bareElsewhere', 'createsElsewhere', 'bareHere', 'createsHere'] as const;
+type Placement = (typeof PLACEMENTS)[number];
+
 /** The mixed run at one write load. */
 interface AtShare {
   share: number;
   rate: number;
-  /** Reads and the open-loop creates they ran beside. */
-  loaded: Figures;
+  /** The creates the scored reads ran beside. */
   creates: Figures;
-  /**
-   * Reads beside the bare route's INSERTs at the same rate, from the same generator, in the same
-   * process and database: what the machine and the simplest write do to reads, with no checkout code.
-   */
-  besideBare: Figures;
-  /**
-   * Reads beside the same creates sent to a second Colony server process on this machine (SQLite: a
-   * database file of its own; PostgreSQL: the same database, as a second replica would). The reading
-   * process does none of the write work, so this is what the write load costs reads through the
-   * machine alone: its CPUs, its kernel and the load generator.
-   */
-  besideElsewhere: Figures;
+  /** Reads beside each placement of the write load. */
+  reads: Record<Placement, Figures>;
 }
 
 interface Mixed {
@@ -121,23 +124,37 @@ interface Mixed {
   flatOut: Figures;
 }
 
+interface MixedUrls {
+  colonyUrl: string;
+  bareUrl: string;
+  elsewhere: { colonyUrl: string; bareUrl: string };
+}
+
+const targetOf = ({ colonyUrl, bareUrl, elsewhere }: MixedUrls, placement: Placement) =>
+  ({
+    bareElsewhere: { origin: elsewhere.bareUrl, path: '/bare' },
+    createsElsewhere: { origin: elsewhere.colonyUrl, path: '/checkout_sessions' },
+    bareHere: { origin: bareUrl, path: '/bare' },
+    createsHere: { origin: colonyUrl, path: '/checkout_sessions' },
+  })[placement];
+
 /**
- * Reads at a fixed rate alone, during creates at a fixed rate, and during creates flat out, in rounds
- * with medians. Each load generator runs in a process of its own and starts on a shared clock, so
- * neither load's latency includes the other generator's work, and the reads run wholly inside the writes.
+ * Reads at a fixed rate alone, during writes at a fixed rate in each placement, and during creates
+ * flat out, in rounds with medians. Each load generator runs in a process of its own and starts on a
+ * shared clock, so neither load's latency includes the other generator's work, and the reads run
+ * wholly inside the writes.
  */
 async function readsDuringCreates(
-  urls: { colonyUrl: string; bareUrl: string; elsewhereUrl: string },
+  urls: MixedUrls,
   ids: readonly string[],
   runId: string,
   flatOut: Op,
   capacity: number,
   opts: Options,
 ): Promise<Mixed> {
-  const { colonyUrl, bareUrl, elsewhereUrl } = urls;
   const seconds = opts.seconds * MIXED_SPAN;
   const reads = (startAt: number): LoadSpec => ({
-    origin: colonyUrl,
+    origin: urls.colonyUrl,
     method: 'GET',
     paths: ids.map((id) => `/checkout_sessions/${id}`),
     rate: READ_RATE,
@@ -148,19 +165,20 @@ async function readsDuringCreates(
   const loads = WRITE_LOAD_SHARES.map((share) => ({
     share,
     rate: Math.round(capacity * share),
-    loaded: [] as Figures[],
     creates: [] as Figures[],
-    besideBare: [] as Figures[],
-    besideElsewhere: [] as Figures[],
+    reads: Object.fromEntries(PLACEMENTS.map((p) => [p, [] as Figures[]])) as Record<Placement, Figures[]>,
   }));
   const alone: Figures[] = [];
   const flat: Figures[] = [];
   for (let round = 0; round < opts.rounds; round++) {
     alone.push(await openLoopInChild(reads(Date.now() + CHILD_START_MS)));
     for (const load of loads) {
-      const writes = async (origin: string, path: string, keys: string) => {
+      // The placements take turns at going first, as the other rounds' targets do.
+      for (let i = 0; i < PLACEMENTS.length; i++) {
+        const placement = PLACEMENTS[(round + i) % PLACEMENTS.length] as Placement;
+        const { origin, path } = targetOf(urls, placement);
         const startAt = Date.now() + CHILD_START_MS;
-        const [beside] = await Promise.all([
+        const [beside, writes] = await Promise.all([
           openLoopInChild(reads(startAt + LEAD_MS)),
           openLoopInChild({
             origin,
@@ -168,25 +186,17 @@ async function readsDuringCreates(
             paths: [path],
             body: CREATE_BODY,
             headers: JSON_HEADERS,
-            idempotencyKeyPrefix: `${runId}-${keys}-${load.share}-${round}`,
+            idempotencyKeyPrefix: `${runId}-${placement}-${load.share}-${round}`,
             rate: load.rate,
             seconds: seconds + (2 * LEAD_MS) / 1000,
             connections: opts.connections,
             startAt,
             nice: WRITE_LOAD_NICE,
-          }).then((f) => {
-            if (origin === colonyUrl) load.creates.push(f);
           }),
         ]);
-        return beside;
-      };
-      // The three write loads take turns at going first, as the other rounds' targets do.
-      const placements = [
-        async () => load.besideBare.push(await writes(bareUrl, '/bare', 'bare')),
-        async () => load.besideElsewhere.push(await writes(elsewhereUrl, '/checkout_sessions', 'elsewhere')),
-        async () => load.loaded.push(await writes(colonyUrl, '/checkout_sessions', 'mixed')),
-      ];
-      for (let i = 0; i < placements.length; i++) await placements[(round + i) % placements.length]?.();
+        load.reads[placement].push(beside);
+        if (placement === 'createsHere') load.creates.push(writes);
+      }
     }
     const [during] = await Promise.all([
       openLoopInChild(reads(Date.now() + CHILD_START_MS + LEAD_MS)),
@@ -196,13 +206,11 @@ async function readsDuringCreates(
   }
   return {
     alone: medians(alone),
-    shares: loads.map(({ share, rate, loaded, creates, besideBare, besideElsewhere }) => ({
+    shares: loads.map(({ share, rate, creates, reads: beside }) => ({
       share,
       rate,
-      loaded: medians(loaded),
       creates: medians(creates),
-      besideBare: medians(besideBare),
-      besideElsewhere: medians(besideElsewhere),
+      reads: Object.fromEntries(PLACEMENTS.map((p) => [p, medians(beside[p])])) as Record<Placement, Figures>,
     })),
     flatOut: medians(flat),
   };
@@ -211,12 +219,19 @@ async function readsDuringCreates(
 function printMixed(db: string, { alone, shares, flatOut }: Mixed) {
   const vsAlone = (f: Figures) => (f.p99 / alone.p99).toFixed(2);
   print(db, `reads at ${READ_RATE}/s alone`, alone, '');
-  for (const { share, rate, creates, besideBare, besideElsewhere, loaded } of shares) {
+  for (const { share, rate, creates, reads } of shares) {
     print(db, `writes at ${rate}/s, ${share} of capacity`, creates, '');
-    print(db, `  reads, creates on other process`, besideElsewhere, vsAlone(besideElsewhere));
-    print(db, `  reads during bare INSERTs`, besideBare, vsAlone(besideBare));
-    const vsBare = (loaded.p99 / besideBare.p99).toFixed(2);
-    print(db, `  reads during ACP creates`, loaded, `${vsAlone(loaded)}, ${vsBare}× bare`);
+    const { bareElsewhere, createsElsewhere, bareHere, createsHere } = reads;
+    print(db, '  reads, INSERTs in other process', bareElsewhere, vsAlone(bareElsewhere));
+    print(db, '  reads, creates in other process', createsElsewhere, vsAlone(createsElsewhere));
+    print(db, '  reads during bare INSERTs', bareHere, vsAlone(bareHere));
+    const vs = (f: Figures) => (createsHere.p99 / f.p99).toFixed(2);
+    print(
+      db,
+      '  reads during ACP creates',
+      createsHere,
+      `${vsAlone(createsHere)}; ${vs(bareHere)}× bare, ${vs(createsElsewhere)}× other`,
+    );
   }
   print(db, `reads during creates flat out`, flatOut, vsAlone(flatOut));
 }
@@ -258,10 +273,11 @@ async function benchDatabase(
       print(db, `create, ${connections} connection(s)`, await run(ops.create, { ...opts, connections }), '');
     }
 
-    const mixed = await withSecondServer(target, schema, async (elsewhereUrl, elsewhereBareUrl) => {
+    const mixed = await withSecondServer(target, schema, async (elsewhere) => {
       // Its warm-up, as the first server's above.
-      await run(checkoutOps(elsewhereUrl, elsewhereBareUrl, runId, ids).create, { ...opts, seconds: 1 });
-      const urls = { colonyUrl, bareUrl, elsewhereUrl };
+      const elsewhereOps = checkoutOps(elsewhere.colonyUrl, elsewhere.bareUrl, runId, ids);
+      for (const op of [elsewhereOps.create, elsewhereOps.bare]) await run(op, { ...opts, seconds: 1 });
+      const urls = { colonyUrl, bareUrl, elsewhere };
       return readsDuringCreates(urls, ids, runId, ops.create, create.rps, opts);
     });
     printMixed(db, mixed);
@@ -274,7 +290,7 @@ async function benchDatabase(
     const label = db === 'sqlite' ? 'SQLite' : 'PostgreSQL';
     const readsBeside = atMost(
       `${label}: read p99 during creates at ${SCORED_SHARE} of capacity / alone`,
-      scored.loaded.p99 / alone.p99,
+      scored.reads.createsHere.p99 / alone.p99,
       2,
       '×',
     );
@@ -326,7 +342,7 @@ export async function benchCheckout(opts: Options): Promise<GoalRow[]> {
     '\nThe ratio is against one bare INSERT per request through the same driver; an ACP create with a key is an idempotency claim, then the session and its stored response in one transaction (PostgreSQL: one statement, shared by the creates that arrive together).',
   );
   console.log(
-    `The mixed run's reads and writes are open-loop loads from processes of their own (open-loop.ts), the writes at ${WRITE_LOAD_SHARES.join(' and ')} of the create throughput measured above and at nice ${WRITE_LOAD_NICE}; "creates on other process" is the same creates sent to a second Colony server on this machine, so the reading process does none of the write work: what the write load costs reads through the machine alone (its CPUs, kernel and load generator), the floor any write path in the reading process adds to; "during bare INSERTs" is the same write load on the bare route, in the same server process: what sharing the machine and the simplest write cost the reads. The goal is scored at ${SCORED_SHARE} (docs/decisions.md says why); the higher load is reported with its ratio to the bare row. Each mixed figure is the median of ${opts.rounds} rounds of ${opts.seconds * MIXED_SPAN} s (${READ_RATE * opts.seconds * MIXED_SPAN} reads a round). "Flat out" is the autocannon create load above, which saturates the CPU (reported, not a goal).`,
+    `The mixed run's reads and writes are open-loop loads from processes of their own (open-loop.ts), the writes at ${WRITE_LOAD_SHARES.join(' and ')} of the create throughput measured above and at nice ${WRITE_LOAD_NICE}. The same write load goes four ways: to a second Colony server process on this machine, as bare INSERTs and as creates ("in other process": the reading process does none of the write work, so this is what the writes cost reads through the machine alone, its CPUs, kernel and load generator), then to the reading process itself, as bare INSERTs (the simplest write on its event loop) and as creates (the scored figure, with its ratios to the bare row and to the creates in the other process). The goal is scored at ${SCORED_SHARE} (docs/decisions.md says why); the higher load is reported, not scored. Each mixed figure is the median of ${opts.rounds} rounds of ${opts.seconds * MIXED_SPAN} s (${READ_RATE * opts.seconds * MIXED_SPAN} reads a round). "Flat out" is the autocannon create load above, which saturates the CPU (reported, not a goal).`,
   );
   return rows;
 }
